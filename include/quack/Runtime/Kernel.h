@@ -1,0 +1,77 @@
+//===- Kernel.h - Load and launch a compiled kernel -------------*- C++ -*-===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A compiled kernel: its metadata and cubin image, loaded into each CUDA
+/// context that launches it. The CUDA driver is opened at run time, only when
+/// a kernel is first prepared or launched with rows to process.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_RUNTIME_KERNEL_H
+#define QUACK_RUNTIME_KERNEL_H
+
+#include "quack/Runtime/KernelMetadata.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace quack {
+namespace runtime {
+
+/// A kernel read from its metadata file and cubin. Thread-safe.
+class Kernel {
+public:
+  /// Reads and validates the metadata at \p metadataPath and reads the cubin
+  /// it names (beside it). Does not touch the CUDA driver.
+  static Status load(const std::string &metadataPath,
+                     std::unique_ptr<Kernel> &result, std::string &error);
+
+  /// Builds a kernel from metadata text and an image already in memory; the
+  /// image is a cubin, a fatbin or NUL-terminated PTX text.
+  static Status create(const std::string &metadataText, std::vector<char> image,
+                       std::unique_ptr<Kernel> &result, std::string &error);
+
+  ~Kernel();
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+
+  const KernelMetadata &getMetadata() const { return meta; }
+  const std::string &getPath() const { return path; }
+
+  /// Loads the module into the calling thread's current CUDA context (the
+  /// device's primary context, made current, when there is none), unless it
+  /// is there already. Call this before capturing a CUDA graph.
+  Status prepare(std::string &error);
+
+  /// Launches on \p stream (a CUstream; null is the legacy default stream)
+  /// in the current context. \p args holds one value per parameter after M,
+  /// in metadata order. Launches nothing when \p m is 0. Refuses to load a
+  /// module while the stream is capturing a graph.
+  Status launch(int64_t m, const ArgValue *args, size_t numArgs, void *stream,
+                std::string &error);
+
+private:
+  Kernel() = default;
+
+  struct Loaded;
+  /// Returns the function for the current context, loading it if needed.
+  Status getFunction(void *stream, const Loaded *&result, std::string &error);
+
+  KernelMetadata meta;
+  std::string path;
+  std::vector<char> image;
+  std::mutex mutex;
+  /// One entry per CUDA context the kernel was loaded into.
+  std::vector<std::unique_ptr<Loaded>> loaded;
+};
+
+} // namespace runtime
+} // namespace quack
+
+#endif // QUACK_RUNTIME_KERNEL_H

@@ -1,0 +1,131 @@
+//===- KernelMetadata.h - Kernel metadata and launch checks -----*- C++ -*-===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The in-memory form of a kernel's metadata file (docs/abi.md, schema 1),
+/// its validation, and the checks a launch's arguments must pass. Nothing
+/// here touches the CUDA driver, so all of it is testable without a GPU.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_RUNTIME_KERNELMETADATA_H
+#define QUACK_RUNTIME_KERNELMETADATA_H
+
+#include "quack/Runtime/Json.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace quack {
+namespace runtime {
+
+/// Outcome of a runtime operation; the values match `quack_rt_status`.
+enum class Status : int {
+  Ok = 0,
+  InvalidArgument = 1,
+  InvalidMetadata = 2,
+  IoError = 3,
+  DriverUnavailable = 4,
+  DriverError = 5,
+  Misaligned = 6,
+  Unsupported = 7,
+};
+
+/// The role of an entry-point parameter (docs/abi.md, "kind").
+enum class ParamKind { Rows, Matrix, RowStride, Row, PerRow, Scalar };
+
+/// Element and scalar types of the ABI.
+enum class ScalarType { F32, F16, BF16, I32, I64 };
+
+/// Returns the ABI spelling of \p kind ("matrix", ...).
+const char *stringifyParamKind(ParamKind kind);
+/// Returns the ABI spelling of \p type ("bf16", ...).
+const char *stringifyScalarType(ScalarType type);
+/// Returns the size in bytes of one element of \p type.
+unsigned getScalarTypeSize(ScalarType type);
+
+/// One entry-point parameter, in entry-point order.
+struct Param {
+  std::string name;
+  ParamKind kind = ParamKind::Scalar;
+  /// The element type (matrix, row, per_row) or the value type (rows,
+  /// row_stride, scalar).
+  ScalarType type = ScalarType::F32;
+  /// "input", "output", or empty for rows and row_stride.
+  std::string role;
+  /// For a row_stride, the index of the matrix parameter it belongs to.
+  int of = -1;
+
+  /// True for parameters that are device pointers.
+  bool isPointer() const {
+    return kind == ParamKind::Matrix || kind == ParamKind::Row ||
+           kind == ParamKind::PerRow;
+  }
+};
+
+/// One launch argument: a pointer (`u`), an integer (`i`) or a floating-point
+/// scalar (`f`), chosen by the parameter's kind and type.
+union ArgValue {
+  int64_t i;
+  uint64_t u;
+  double f;
+};
+
+/// The parsed and validated contents of a metadata file.
+struct KernelMetadata {
+  int64_t schema = 0;
+  std::string kernel;
+  std::string symbol;
+  std::string cubin;
+  std::string arch;
+  /// The compile-time bindings, values rendered as text (4096, "bf16").
+  std::vector<std::pair<std::string, std::string>> bindings;
+  std::vector<Param> params;
+  int64_t n = 0;
+  int64_t alignment = 0;
+  int64_t rowsPerCta = 1;
+  /// CTAs that cooperate on one group of rows (optional "ctas_per_rows" in
+  /// "grid", default 1; a cluster that splits a row sets it).
+  int64_t ctasPerRowGroup = 1;
+  std::array<unsigned, 3> block = {1, 1, 1};
+  std::array<unsigned, 3> cluster = {1, 1, 1};
+  int64_t staticSharedBytes = 0;
+  int64_t dynamicSharedBytes = 0;
+  std::string hash;
+
+  /// Number of launch arguments a caller passes: every parameter but M.
+  size_t getNumArgs() const { return params.empty() ? 0 : params.size() - 1; }
+  unsigned getClusterSize() const {
+    return cluster[0] * cluster[1] * cluster[2];
+  }
+};
+
+/// Parses and validates metadata text. On failure returns
+/// Status::InvalidMetadata and a message naming the offending field.
+Status parseKernelMetadata(const std::string &text, KernelMetadata &meta,
+                           std::string &error);
+
+/// Checks launch arguments against \p meta: the count, M >= 0, non-null
+/// pointers, strides of at least N, and every pointer and every row stride
+/// times the element size a multiple of the metadata's alignment. \p args
+/// holds one value per parameter after M, in parameter order.
+Status checkLaunchArguments(const KernelMetadata &meta, int64_t m,
+                            const ArgValue *args, size_t numArgs,
+                            std::string &error);
+
+/// Computes gridDim.x for \p m rows: ceil(m / rows_per_cta) times the CTAs
+/// per row group, rounded up to a whole number of clusters. Fails when the
+/// grid exceeds the hardware's limit.
+Status computeGridSize(const KernelMetadata &meta, int64_t m, unsigned &gridX,
+                       std::string &error);
+
+} // namespace runtime
+} // namespace quack
+
+#endif // QUACK_RUNTIME_KERNELMETADATA_H

@@ -1,0 +1,315 @@
+//===- Kernel.cpp - Load and launch a compiled kernel ---------------------===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quack/Runtime/Kernel.h"
+
+#include "CudaDriver.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+using namespace quack;
+using namespace quack::runtime;
+
+/// Shared memory a kernel may use without raising its limit.
+static constexpr int64_t defaultDynamicSharedLimit = 48 * 1024;
+/// Clusters larger than this need the non-portable-size attribute.
+static constexpr unsigned portableClusterSize = 8;
+
+struct Kernel::Loaded {
+  cu::Context context = nullptr;
+  cu::Module module = nullptr;
+  cu::Function function = nullptr;
+};
+
+static bool readFile(const std::string &path, std::vector<char> &out,
+                     std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  out.assign(std::istreambuf_iterator<char>(in),
+             std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    error = "cannot read " + path;
+    return false;
+  }
+  return true;
+}
+
+Status Kernel::create(const std::string &metadataText, std::vector<char> image,
+                      std::unique_ptr<Kernel> &result, std::string &error) {
+  std::unique_ptr<Kernel> kernel(new Kernel());
+  Status s = parseKernelMetadata(metadataText, kernel->meta, error);
+  if (s != Status::Ok)
+    return s;
+  if (image.empty()) {
+    error = "kernel \"" + kernel->meta.kernel + "\": the image is empty";
+    return Status::InvalidArgument;
+  }
+  // A PTX image must be NUL-terminated; a trailing NUL harms no cubin.
+  image.push_back('\0');
+  kernel->image = std::move(image);
+  result = std::move(kernel);
+  return Status::Ok;
+}
+
+Status Kernel::load(const std::string &metadataPath,
+                    std::unique_ptr<Kernel> &result, std::string &error) {
+  std::vector<char> text;
+  if (!readFile(metadataPath, text, error))
+    return Status::IoError;
+  std::unique_ptr<Kernel> kernel;
+  std::string parseError;
+  Status s =
+      create(std::string(text.begin(), text.end()), {'\0'}, kernel, parseError);
+  if (s != Status::Ok) {
+    error = metadataPath + ": " + parseError;
+    return s;
+  }
+  size_t slash = metadataPath.rfind('/');
+  std::string dir =
+      slash == std::string::npos ? "" : metadataPath.substr(0, slash + 1);
+  std::string cubinPath = dir + kernel->meta.cubin;
+  std::vector<char> image;
+  if (!readFile(cubinPath, image, error)) {
+    error = metadataPath + ": " + error;
+    return Status::IoError;
+  }
+  if (image.empty()) {
+    error = cubinPath + " is empty";
+    return Status::IoError;
+  }
+  image.push_back('\0');
+  kernel->image = std::move(image);
+  kernel->path = metadataPath;
+  result = std::move(kernel);
+  return Status::Ok;
+}
+
+Kernel::~Kernel() {
+  std::string ignored;
+  const cu::Driver *driver = loaded.empty() ? nullptr : cu::getDriver(ignored);
+  if (!driver)
+    return;
+  // Errors are ignored: the context may already be gone at process exit.
+  for (const std::unique_ptr<Loaded> &l : loaded)
+    driver->moduleUnload(l->module);
+}
+
+Status Kernel::prepare(std::string &error) {
+  const Loaded *l = nullptr;
+  return getFunction(nullptr, l, error);
+}
+
+Status Kernel::getFunction(void *stream, const Loaded *&result,
+                           std::string &error) {
+  const cu::Driver *d = cu::getDriver(error);
+  if (!d)
+    return Status::DriverUnavailable;
+  const std::string name = "kernel \"" + meta.kernel + "\": ";
+
+  cu::Context ctx = nullptr;
+  cu::Result r = d->ctxGetCurrent(&ctx);
+  if (r != cu::success) {
+    error = name + d->describe("cuCtxGetCurrent", r);
+    return Status::DriverError;
+  }
+  if (!ctx) {
+    // No context yet: use device 0's primary context, as the CUDA runtime
+    // (and so PyTorch) would.
+    cu::Device dev = 0;
+    if ((r = d->deviceGet(&dev, 0)) != cu::success) {
+      error = name + d->describe("cuDeviceGet", r);
+      return Status::DriverError;
+    }
+    if ((r = d->devicePrimaryCtxRetain(&ctx, dev)) != cu::success) {
+      error = name + d->describe("cuDevicePrimaryCtxRetain", r);
+      return Status::DriverError;
+    }
+    if ((r = d->ctxSetCurrent(ctx)) != cu::success) {
+      error = name + d->describe("cuCtxSetCurrent", r);
+      return Status::DriverError;
+    }
+  }
+
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const std::unique_ptr<Loaded> &l : loaded) {
+    if (l->context == ctx) {
+      result = l.get();
+      return Status::Ok;
+    }
+  }
+
+  // Loading a module inside a graph capture is not allowed.
+  if (stream) {
+    int capture = cu::streamCaptureStatusNone;
+    r = d->streamIsCapturing(static_cast<cu::Stream>(stream), &capture);
+    if (r != cu::success) {
+      error = name + d->describe("cuStreamIsCapturing", r);
+      return Status::DriverError;
+    }
+    if (capture != cu::streamCaptureStatusNone) {
+      error = name + "first launch in this CUDA context happens during a "
+                     "CUDA graph capture, where the module cannot be loaded; "
+                     "launch or prepare the kernel once before capturing";
+      return Status::Unsupported;
+    }
+  }
+
+  cu::Device dev = 0;
+  if ((r = d->ctxGetDevice(&dev)) != cu::success) {
+    error = name + d->describe("cuCtxGetDevice", r);
+    return Status::DriverError;
+  }
+  int major = 0, minor = 0, smemOptin = 0;
+  if ((r = d->deviceGetAttribute(&major, cu::devAttrComputeCapabilityMajor,
+                                 dev)) != cu::success ||
+      (r = d->deviceGetAttribute(&minor, cu::devAttrComputeCapabilityMinor,
+                                 dev)) != cu::success ||
+      (r = d->deviceGetAttribute(&smemOptin,
+                                 cu::devAttrMaxSharedMemoryPerBlockOptin,
+                                 dev)) != cu::success) {
+    error = name + d->describe("cuDeviceGetAttribute", r);
+    return Status::DriverError;
+  }
+  if (meta.staticSharedBytes + meta.dynamicSharedBytes > smemOptin) {
+    error = name + "needs " +
+            std::to_string(meta.staticSharedBytes + meta.dynamicSharedBytes) +
+            " bytes of shared memory per block, the device allows " +
+            std::to_string(smemOptin);
+    return Status::Unsupported;
+  }
+
+  auto l = std::make_unique<Loaded>();
+  l->context = ctx;
+  if ((r = d->moduleLoadData(&l->module, image.data())) != cu::success) {
+    error = name + d->describe("cuModuleLoadData", r) + " loading " +
+            (path.empty() ? std::string("the image") : meta.cubin) +
+            " (built for " + meta.arch + ") on a device of compute " +
+            "capability " + std::to_string(major) + "." + std::to_string(minor);
+    return Status::DriverError;
+  }
+  auto unloadOnError = [&](const char *call) {
+    error = name + d->describe(call, r);
+    d->moduleUnload(l->module);
+    return Status::DriverError;
+  };
+  if ((r = d->moduleGetFunction(&l->function, l->module,
+                                meta.symbol.c_str())) != cu::success)
+    return unloadOnError("cuModuleGetFunction");
+  if (meta.dynamicSharedBytes > defaultDynamicSharedLimit &&
+      (r = d->funcSetAttribute(
+           l->function, cu::funcAttrMaxDynamicSharedSizeBytes,
+           static_cast<int>(meta.dynamicSharedBytes))) != cu::success)
+    return unloadOnError("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  if (meta.getClusterSize() > portableClusterSize &&
+      (r = d->funcSetAttribute(l->function,
+                               cu::funcAttrNonPortableClusterSizeAllowed, 1)) !=
+          cu::success)
+    return unloadOnError(
+        "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
+  result = l.get();
+  loaded.push_back(std::move(l));
+  return Status::Ok;
+}
+
+namespace {
+/// One kernel parameter's storage, as the entry point reads it.
+union ParamSlot {
+  int64_t i64;
+  uint64_t u64;
+  int32_t i32;
+  float f32;
+};
+} // namespace
+
+Status Kernel::launch(int64_t m, const ArgValue *args, size_t numArgs,
+                      void *stream, std::string &error) {
+  Status s = checkLaunchArguments(meta, m, args, numArgs, error);
+  if (s != Status::Ok || m == 0)
+    return s;
+  unsigned gridX = 0;
+  if ((s = computeGridSize(meta, m, gridX, error)) != Status::Ok)
+    return s;
+  const Loaded *l = nullptr;
+  if ((s = getFunction(stream, l, error)) != Status::Ok)
+    return s;
+
+  constexpr size_t inlineParams = 32;
+  ParamSlot inlineSlots[inlineParams];
+  void *inlinePtrs[inlineParams];
+  std::vector<ParamSlot> heapSlots;
+  std::vector<void *> heapPtrs;
+  ParamSlot *slots = inlineSlots;
+  void **ptrs = inlinePtrs;
+  const size_t numParams = numArgs + 1;
+  if (numParams > inlineParams) {
+    heapSlots.resize(numParams);
+    heapPtrs.resize(numParams);
+    slots = heapSlots.data();
+    ptrs = heapPtrs.data();
+  }
+  slots[0].i64 = m;
+  ptrs[0] = &slots[0];
+  for (size_t i = 0; i < numArgs; ++i) {
+    const Param &p = meta.params[i + 1];
+    ParamSlot &slot = slots[i + 1];
+    slot.u64 = 0;
+    if (p.isPointer())
+      slot.u64 = args[i].u;
+    else if (p.type == ScalarType::F32)
+      slot.f32 = static_cast<float>(args[i].f);
+    else if (p.type == ScalarType::I32)
+      slot.i32 = static_cast<int32_t>(args[i].i);
+    else
+      slot.i64 = args[i].i;
+    ptrs[i + 1] = &slot;
+  }
+
+  const cu::Driver *d = cu::getDriver(error);
+  cu::Result r;
+  const unsigned dynamicShared = static_cast<unsigned>(meta.dynamicSharedBytes);
+  if (meta.getClusterSize() > 1) {
+    cu::LaunchAttribute attr;
+    std::memset(&attr, 0, sizeof(attr));
+    attr.id = cu::launchAttrClusterDimension;
+    attr.value.clusterDim.x = meta.cluster[0];
+    attr.value.clusterDim.y = meta.cluster[1];
+    attr.value.clusterDim.z = meta.cluster[2];
+    cu::LaunchConfig config;
+    std::memset(&config, 0, sizeof(config));
+    config.gridDimX = gridX;
+    config.gridDimY = 1;
+    config.gridDimZ = 1;
+    config.blockDimX = meta.block[0];
+    config.blockDimY = meta.block[1];
+    config.blockDimZ = meta.block[2];
+    config.sharedMemBytes = dynamicShared;
+    config.hStream = static_cast<cu::Stream>(stream);
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    r = d->launchKernelEx(&config, l->function, ptrs, nullptr);
+    if (r != cu::success) {
+      error = "kernel \"" + meta.kernel +
+              "\": " + d->describe("cuLaunchKernelEx", r);
+      return Status::DriverError;
+    }
+    return Status::Ok;
+  }
+  r = d->launchKernel(l->function, gridX, 1, 1, meta.block[0], meta.block[1],
+                      meta.block[2], dynamicShared,
+                      static_cast<cu::Stream>(stream), ptrs, nullptr);
+  if (r != cu::success) {
+    error =
+        "kernel \"" + meta.kernel + "\": " + d->describe("cuLaunchKernel", r);
+    return Status::DriverError;
+  }
+  return Status::Ok;
+}

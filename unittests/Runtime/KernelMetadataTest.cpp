@@ -1,0 +1,312 @@
+//===- KernelMetadataTest.cpp - Metadata validation and launch checks -----===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quack/Runtime/KernelMetadata.h"
+
+#include "gtest/gtest.h"
+
+using namespace quack::runtime;
+
+namespace {
+
+/// The example of docs/abi.md.
+const char *const exampleMetadata = R"({
+  "schema": 1,
+  "kernel": "rmsnorm_fwd",
+  "symbol": "rmsnorm_fwd",
+  "cubin": "rmsnorm_fwd__T-bf16__N-4096__a16.cubin",
+  "arch": "sm_90",
+  "bindings": {"N": 4096, "T": "bf16"},
+  "params": [
+    {"name": "M", "kind": "rows", "type": "i64"},
+    {"name": "x", "kind": "matrix", "role": "input", "dtype": "bf16"},
+    {"name": "x.row_stride", "kind": "row_stride", "of": "x", "type": "i64"},
+    {"name": "w", "kind": "row", "role": "input", "dtype": "bf16"},
+    {"name": "eps", "kind": "scalar", "role": "input", "type": "f32"},
+    {"name": "y", "kind": "matrix", "role": "output", "dtype": "bf16"},
+    {"name": "y.row_stride", "kind": "row_stride", "of": "y", "type": "i64"},
+    {"name": "rstd", "kind": "per_row", "role": "output", "dtype": "f32"}
+  ],
+  "N": 4096,
+  "alignment": 16,
+  "grid": {"kind": "rows", "rows_per_cta": 1},
+  "block": [256, 1, 1],
+  "cluster": [1, 1, 1],
+  "shared_bytes": {"static": 32, "dynamic": 0},
+  "config": {"threads_per_row": 256, "rows_per_cta": 1, "vector": 8,
+             "vectors_per_thread": 2},
+  "resources": {"registers": 32, "spill_stores": 0, "spill_loads": 0,
+                "stack_bytes": 0, "shared_bytes": 32},
+  "limits": {"max_N": 16384},
+  "hash": "5f1c\u2026"
+})";
+
+/// Returns the example with the first occurrence of \p from replaced.
+std::string withReplaced(const std::string &from, const std::string &to) {
+  std::string text = exampleMetadata;
+  size_t pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  if (pos != std::string::npos)
+    text.replace(pos, from.size(), to);
+  return text;
+}
+
+/// Parses \p text, expecting failure, and returns the message.
+std::string rejection(const std::string &text) {
+  KernelMetadata meta;
+  std::string error;
+  EXPECT_EQ(parseKernelMetadata(text, meta, error), Status::InvalidMetadata);
+  return error;
+}
+
+KernelMetadata example() {
+  KernelMetadata meta;
+  std::string error;
+  EXPECT_EQ(parseKernelMetadata(exampleMetadata, meta, error), Status::Ok)
+      << error;
+  return meta;
+}
+
+#define EXPECT_CONTAINS(haystack, needle)                                      \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)             \
+      << "message: " << (haystack)
+
+TEST(KernelMetadataTest, ParsesTheAbiExample) {
+  KernelMetadata meta = example();
+  EXPECT_EQ(meta.schema, 1);
+  EXPECT_EQ(meta.kernel, "rmsnorm_fwd");
+  EXPECT_EQ(meta.symbol, "rmsnorm_fwd");
+  EXPECT_EQ(meta.cubin, "rmsnorm_fwd__T-bf16__N-4096__a16.cubin");
+  EXPECT_EQ(meta.arch, "sm_90");
+  ASSERT_EQ(meta.bindings.size(), 2u);
+  EXPECT_EQ(meta.bindings[0].first, "N");
+  EXPECT_EQ(meta.bindings[0].second, "4096");
+  EXPECT_EQ(meta.bindings[1].second, "bf16");
+  EXPECT_EQ(meta.n, 4096);
+  EXPECT_EQ(meta.alignment, 16);
+  EXPECT_EQ(meta.rowsPerCta, 1);
+  EXPECT_EQ(meta.block[0], 256u);
+  EXPECT_EQ(meta.getClusterSize(), 1u);
+  EXPECT_EQ(meta.staticSharedBytes, 32);
+  EXPECT_EQ(meta.dynamicSharedBytes, 0);
+  ASSERT_EQ(meta.params.size(), 8u);
+  EXPECT_EQ(meta.getNumArgs(), 7u);
+  EXPECT_EQ(meta.params[0].kind, ParamKind::Rows);
+  EXPECT_EQ(meta.params[1].kind, ParamKind::Matrix);
+  EXPECT_EQ(meta.params[1].type, ScalarType::BF16);
+  EXPECT_EQ(meta.params[1].role, "input");
+  EXPECT_EQ(meta.params[2].kind, ParamKind::RowStride);
+  EXPECT_EQ(meta.params[2].of, 1);
+  EXPECT_EQ(meta.params[4].kind, ParamKind::Scalar);
+  EXPECT_EQ(meta.params[4].type, ScalarType::F32);
+  EXPECT_EQ(meta.params[6].of, 5);
+  EXPECT_EQ(meta.params[7].kind, ParamKind::PerRow);
+  EXPECT_EQ(meta.params[7].role, "output");
+}
+
+TEST(KernelMetadataTest, OptionalFieldsDefault) {
+  std::string text = withReplaced(R"("cluster": [1, 1, 1],)", "");
+  text.replace(
+      text.find(R"("shared_bytes")"),
+      std::string(R"("shared_bytes": {"static": 32, "dynamic": 0},)").size(),
+      "");
+  KernelMetadata meta;
+  std::string error;
+  ASSERT_EQ(parseKernelMetadata(text, meta, error), Status::Ok) << error;
+  EXPECT_EQ(meta.getClusterSize(), 1u);
+  EXPECT_EQ(meta.dynamicSharedBytes, 0);
+}
+
+TEST(KernelMetadataTest, RejectsOtherSchemas) {
+  EXPECT_CONTAINS(rejection(withReplaced(R"("schema": 1)", R"("schema": 2)")),
+                  "unsupported schema 2");
+  EXPECT_CONTAINS(rejection(withReplaced(R"("schema": 1,)", "")), "\"schema\"");
+  EXPECT_CONTAINS(rejection(withReplaced(R"("schema": 1)", R"("schema": "1")")),
+                  "\"schema\"");
+}
+
+TEST(KernelMetadataTest, RejectsBadJson) {
+  EXPECT_CONTAINS(rejection("{\"schema\": 1,"), "JSON parse error");
+  EXPECT_CONTAINS(rejection("[]"), "must be a JSON object");
+}
+
+TEST(KernelMetadataTest, RejectsMissingAndMistypedFields) {
+  EXPECT_CONTAINS(rejection(withReplaced(R"("symbol": "rmsnorm_fwd",)", "")),
+                  "missing field \"symbol\"");
+  EXPECT_CONTAINS(
+      rejection(withReplaced("\"N\": 4096,\n", "\"N\": \"4096\",\n")),
+      "\"N\" must be an integer");
+  EXPECT_CONTAINS(rejection(withReplaced("\"N\": 4096,\n", "\"N\": 0,\n")),
+                  "\"N\" must be at least 1");
+  EXPECT_CONTAINS(
+      rejection(withReplaced(R"("alignment": 16)", R"("alignment": 12)")),
+      "power of two");
+  EXPECT_CONTAINS(
+      rejection(withReplaced(R"("block": [256, 1, 1])", R"("block": [256])")),
+      "array of 3 integers");
+  EXPECT_CONTAINS(rejection(withReplaced(R"("block": [256, 1, 1])",
+                                         R"("block": [1024, 2, 1])")),
+                  "more than 1024 threads");
+  EXPECT_CONTAINS(rejection(withReplaced(R"("grid": {"kind": "rows")",
+                                         R"("grid": {"kind": "tiles")")),
+                  "unsupported grid kind \"tiles\"");
+  EXPECT_CONTAINS(
+      rejection(withReplaced(R"("rows_per_cta": 1})", R"("rows_per_cta": 0})")),
+      "grid.rows_per_cta");
+  EXPECT_CONTAINS(rejection(withReplaced(R"("cubin": "rmsnorm_fwd__)",
+                                         R"("cubin": "../rmsnorm_fwd__)")),
+                  "beside the metadata");
+  EXPECT_CONTAINS(
+      rejection(withReplaced(R"("dynamic": 0)", R"("dynamic": -1)")),
+      "shared_bytes.dynamic");
+}
+
+TEST(KernelMetadataTest, RejectsBadParams) {
+  EXPECT_CONTAINS(
+      rejection(withReplaced(R"("kind": "per_row")", R"("kind": "column")")),
+      "unknown parameter kind \"column\"");
+  EXPECT_CONTAINS(
+      rejection(withReplaced(R"("dtype": "f32")", R"("dtype": "f64")")),
+      "unknown type \"f64\"");
+  EXPECT_CONTAINS(rejection(withReplaced(R"("role": "output", "dtype": "f32")",
+                                         R"("role": "inout", "dtype": "f32")")),
+                  "\"input\" or \"output\"");
+  // M must come first.
+  EXPECT_CONTAINS(rejection(withReplaced(
+                      R"({"name": "M", "kind": "rows", "type": "i64"},)", "")),
+                  "first parameter must be M");
+  // A row stride must follow its own matrix.
+  EXPECT_CONTAINS(rejection(withReplaced(R"("of": "y")", R"("of": "x")")),
+                  "must directly follow matrix \"x\"");
+  EXPECT_CONTAINS(
+      rejection(withReplaced(
+          R"({"name": "x.row_stride", "kind": "row_stride", "of": "x", "type": "i64"},)",
+          "")),
+      "\"x\" must be followed by its row stride");
+  EXPECT_CONTAINS(rejection(withReplaced(R"("name": "w")", R"("name": "x")")),
+                  "duplicate parameter name \"x\"");
+  EXPECT_CONTAINS(
+      rejection(withReplaced(R"("type": "f32")", R"("type": "bf16")")),
+      "scalar \"eps\" must have type f32, i32 or i64");
+  EXPECT_CONTAINS(
+      rejection(withReplaced(R"("name": "M", "kind": "rows", "type": "i64")",
+                             R"("name": "M", "kind": "rows", "type": "i32")")),
+      "must have type i64");
+  EXPECT_CONTAINS(
+      rejection(withReplaced(R"("params": [)", R"("params": [] ,"x": [)")),
+      "non-empty array");
+}
+
+/// Arguments for the example: x, x.row_stride, w, eps, y, y.row_stride, rstd.
+std::vector<ArgValue> exampleArgs(uint64_t x = 0x10000, int64_t xs = 4096,
+                                  uint64_t w = 0x20000, uint64_t y = 0x30000,
+                                  int64_t ys = 4096, uint64_t rstd = 0x40000) {
+  std::vector<ArgValue> args(7);
+  args[0].u = x;
+  args[1].i = xs;
+  args[2].u = w;
+  args[3].f = 1e-6;
+  args[4].u = y;
+  args[5].i = ys;
+  args[6].u = rstd;
+  return args;
+}
+
+Status check(int64_t m, const std::vector<ArgValue> &args,
+             std::string *message = nullptr) {
+  static KernelMetadata meta = example();
+  std::string error;
+  Status s = checkLaunchArguments(meta, m, args.data(), args.size(), error);
+  if (message)
+    *message = error;
+  return s;
+}
+
+TEST(KernelMetadataTest, AcceptsGoodArguments) {
+  EXPECT_EQ(check(32768, exampleArgs()), Status::Ok);
+  // A wider row stride, still 16-byte aligned.
+  EXPECT_EQ(check(3, exampleArgs(0x10000, 4096 + 8)), Status::Ok);
+  // With one row, the stride is never used to step.
+  EXPECT_EQ(check(1, exampleArgs(0x10000, 0)), Status::Ok);
+  // With no rows, nothing is touched: null pointers are fine.
+  EXPECT_EQ(check(0, exampleArgs(0, 4096, 0, 0, 4096, 0)), Status::Ok);
+}
+
+TEST(KernelMetadataTest, RejectsBadArguments) {
+  std::string msg;
+  std::vector<ArgValue> args = exampleArgs();
+  args.pop_back();
+  EXPECT_EQ(check(4, args, &msg), Status::InvalidArgument);
+  EXPECT_CONTAINS(msg, "expected 7 arguments after M, got 6");
+
+  EXPECT_EQ(check(-1, exampleArgs(), &msg), Status::InvalidArgument);
+  EXPECT_CONTAINS(msg, "M must be non-negative");
+
+  EXPECT_EQ(check(4, exampleArgs(0x10000, 4096, 0), &msg),
+            Status::InvalidArgument);
+  EXPECT_CONTAINS(msg, "\"w\" is a null pointer");
+
+  EXPECT_EQ(check(4, exampleArgs(0x10000, 4000), &msg),
+            Status::InvalidArgument);
+  EXPECT_CONTAINS(msg, "smaller than N = 4096");
+
+  EXPECT_EQ(check(4, exampleArgs(0x10000, -4096), &msg),
+            Status::InvalidArgument);
+  EXPECT_CONTAINS(msg, "must be non-negative");
+}
+
+TEST(KernelMetadataTest, RejectsMisalignedArguments) {
+  std::string msg;
+  EXPECT_EQ(check(4, exampleArgs(0x10008), &msg), Status::Misaligned);
+  EXPECT_CONTAINS(msg, "\"x\" (address 0x10008) is not aligned to 16 bytes");
+
+  EXPECT_EQ(check(4, exampleArgs(0x10000, 4096, 0x20000, 0x30000, 4097), &msg),
+            Status::Misaligned);
+  EXPECT_CONTAINS(msg, "row stride \"y.row_stride\" (4097 elements of bf16 = "
+                       "8194 bytes) is not a multiple of the kernel's "
+                       "alignment of 16 bytes");
+
+  EXPECT_EQ(check(4,
+                  exampleArgs(0x10000, 4096, 0x20000, 0x30000, 4096, 0x40004),
+                  &msg),
+            Status::Misaligned);
+  EXPECT_CONTAINS(msg, "\"rstd\"");
+}
+
+TEST(KernelMetadataTest, GridSize) {
+  KernelMetadata meta = example();
+  std::string error;
+  unsigned grid = 0;
+  ASSERT_EQ(computeGridSize(meta, 32768, grid, error), Status::Ok);
+  EXPECT_EQ(grid, 32768u);
+  meta.rowsPerCta = 4;
+  ASSERT_EQ(computeGridSize(meta, 3, grid, error), Status::Ok);
+  EXPECT_EQ(grid, 1u);
+  ASSERT_EQ(computeGridSize(meta, 9, grid, error), Status::Ok);
+  EXPECT_EQ(grid, 3u);
+  // A cluster that splits a row over 4 CTAs.
+  meta.rowsPerCta = 1;
+  meta.ctasPerRowGroup = 4;
+  meta.cluster = {4, 1, 1};
+  ASSERT_EQ(computeGridSize(meta, 5, grid, error), Status::Ok);
+  EXPECT_EQ(grid, 20u);
+  // Whole clusters only.
+  meta.ctasPerRowGroup = 1;
+  meta.cluster = {2, 1, 1};
+  ASSERT_EQ(computeGridSize(meta, 5, grid, error), Status::Ok);
+  EXPECT_EQ(grid, 6u);
+  EXPECT_EQ(computeGridSize(meta, int64_t(1) << 40, grid, error),
+            Status::InvalidArgument);
+  EXPECT_CONTAINS(error, "grid limit");
+}
+
+TEST(KernelMetadataTest, ClusterSplitNeedsOneRowPerCta) {
+  std::string text = withReplaced(R"("rows_per_cta": 1})",
+                                  R"("rows_per_cta": 2, "ctas_per_rows": 2})");
+  EXPECT_CONTAINS(rejection(text), "ctas_per_rows");
+}
+
+} // namespace
