@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""RMSNorm forward bandwidth: quack_mlir against torch eager and
+torch.compile, measured against the copy ceiling of the same run.
+
+    QUACK_MLIR_BUNDLE=DIR QUACK_MLIR_BUILD_DIR=BUILD \
+        python3 bench_rmsnorm.py [--out results.json]
+
+Bytes counted: 2*M*N*elem (x read, y written) + N*elem (weight) + 4*M
+(rstd). Each implementation's output is checked against a float64
+reference before it is timed. Timing: CUDA events around a batch of calls
+queued behind a GPU sleep (so host launch cost is not measured), rotating
+among enough fresh input sets to defeat the 60 MB L2; the median of many
+batches is reported.
+"""
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir))
+import quack_mlir  # noqa: E402
+
+L2_BYTES = 60 * 1024 * 1024
+EPS = 1e-6
+TOL = {torch.bfloat16: 1e-2, torch.float16: 2e-3, torch.float32: 1e-5}
+DTYPE_NAMES = {"bf16": torch.bfloat16, "f16": torch.float16,
+               "f32": torch.float32}
+
+
+def gpu_sleep_cycles():
+    # About 2 ms at Hopper clocks: long enough to queue a batch behind it.
+    return 4_000_000
+
+
+def time_batches(fn, sets, batch, reps, warmup):
+    """Median seconds per call of fn(*set), over `reps` batches of `batch`
+    calls each, rotating over `sets`."""
+    for i in range(warmup):
+        fn(*sets[i % len(sets)])
+    torch.cuda.synchronize()
+    times = []
+    k = 0
+    for _ in range(reps):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(gpu_sleep_cycles())
+        start.record()
+        for _ in range(batch):
+            fn(*sets[k % len(sets)])
+            k += 1
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3 / batch)
+    return statistics.median(times)
+
+
+def copy_ceiling(nbytes=2 << 30, reps=30):
+    src = torch.empty(nbytes // 4, dtype=torch.float32, device="cuda")
+    src.uniform_()
+    dst = torch.empty_like(src)
+    t = time_batches(lambda a, b: b.copy_(a), [(src, dst)], batch=5,
+                     reps=reps, warmup=3)
+    del src, dst
+    return 2 * nbytes / t, t
+
+
+def eager(x, w):
+    return torch.nn.functional.rms_norm(x, (x.shape[-1],), w, EPS)
+
+
+def manual(x, w):
+    xf = x.float()
+    r = torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + EPS)
+    return (xf * r * w.float()).to(x.dtype)
+
+
+def quack(x, w):
+    return quack_mlir.rmsnorm(x, w, eps=EPS, return_rstd=True)[0]
+
+
+def rel_err(out, x, w):
+    xd = x.double()
+    ref = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + EPS) * w.double()
+    out = out.double()
+    if not torch.isfinite(out).all():
+        return math.inf
+    return (torch.linalg.vector_norm(out - ref) /
+            torch.linalg.vector_norm(ref)).item()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", help="write results as JSON here")
+    ap.add_argument("--m", type=int, default=32768)
+    ap.add_argument("--n", type=int, nargs="+",
+                    default=[1024, 4096, 8192, 16384])
+    ap.add_argument("--dtypes", nargs="+", default=["bf16", "f32"],
+                    choices=sorted(DTYPE_NAMES))
+    ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--batch", type=int, default=10)
+    ap.add_argument("--impls", nargs="+",
+                    default=["quack_mlir", "torch_eager", "torch_compile"])
+    args = ap.parse_args()
+
+    props = torch.cuda.get_device_properties(0)
+    ceiling, copy_t = copy_ceiling()
+    print(f"device: {props.name}; torch {torch.__version__}; copy ceiling "
+          f"{ceiling / 1e12:.3f} TB/s (2 GiB copy, {copy_t * 1e3:.3f} ms)")
+
+    # One static-shape graph per (dtype, N): allow that many recompiles.
+    for knob in ("cache_size_limit", "recompile_limit"):
+        if hasattr(torch._dynamo.config, knob):
+            setattr(torch._dynamo.config, knob, 64)
+    compiled = torch.compile(manual, dynamic=False)
+    impls = {"quack_mlir": quack, "torch_eager": eager,
+             "torch_compile": compiled}
+    results = []
+    m = args.m
+    for dname in args.dtypes:
+        dtype = DTYPE_NAMES[dname]
+        elem = torch.tensor([], dtype=dtype).element_size()
+        for n in args.n:
+            nbytes = 2 * m * n * elem + n * elem + 4 * m
+            per_set = m * n * elem
+            nsets = max(1, min(8, math.ceil(3 * L2_BYTES / per_set)))
+            sets = [(torch.randn(m, n, dtype=dtype, device="cuda"),
+                     torch.randn(n, dtype=dtype, device="cuda"))
+                    for _ in range(nsets)]
+            for name in args.impls:
+                fn = impls[name]
+                row = {"dtype": dname, "M": m, "N": n, "impl": name,
+                       "bytes": nbytes, "input_sets": nsets}
+                try:
+                    err = rel_err(fn(*sets[0]), *sets[0])
+                    row["rel_err"] = err
+                    if not err < TOL[dtype]:
+                        row["error"] = f"wrong result (relative error {err:.3g})"
+                    else:
+                        t = time_batches(fn, sets, args.batch, args.reps,
+                                         warmup=5)
+                        row["time_us"] = t * 1e6
+                        row["tbps"] = nbytes / t / 1e12
+                        row["pct_copy"] = 100 * nbytes / t / ceiling
+                except Exception as e:  # report and go on with the others
+                    row["error"] = f"{type(e).__name__}: {e}"
+                results.append(row)
+                print(json.dumps(row), file=sys.stderr, flush=True)
+            del sets
+            torch.cuda.empty_cache()
+
+    print()
+    print(f"RMSNorm forward, M={m}; copy ceiling {ceiling / 1e12:.3f} TB/s")
+    print()
+    print("| dtype | N | impl | time (us) | TB/s | % of copy |")
+    print("|---|---|---|---|---|---|")
+    for r in results:
+        if "error" in r:
+            print(f"| {r['dtype']} | {r['N']} | {r['impl']} | - | - | "
+                  f"{r['error'][:60]} |")
+        else:
+            print(f"| {r['dtype']} | {r['N']} | {r['impl']} | "
+                  f"{r['time_us']:.1f} | {r['tbps']:.3f} | "
+                  f"{r['pct_copy']:.1f} |")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"device": props.name, "torch": torch.__version__,
+                       "copy_ceiling_bytes_per_s": ceiling,
+                       "bundle": os.environ.get("QUACK_MLIR_BUNDLE"),
+                       "results": results}, f, indent=1)
+        print(f"\nwrote {args.out}")
+    return 1 if any("error" in r and r["impl"] == "quack_mlir"
+                    for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

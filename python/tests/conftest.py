@@ -1,0 +1,7 @@
+"""pytest setup: make python/ importable and describe the environment."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__),
+                                                os.pardir)))

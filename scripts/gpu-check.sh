@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+#===- gpu-check.sh - GPU tests and benchmark of the Python package -------===#
+#
+# Usage: scripts/gpu-check.sh BUILD_DIR BUNDLE_DIR [OUT_DIR]
+#
+# On a machine with a Hopper GPU and torch: runs the GPU pytest suite (each
+# test under a timeout) and then the RMSNorm benchmark, writing logs and JSON
+# to OUT_DIR (default ./gpu-check-out). BUILD_DIR holds lib/libquack_runtime.so
+# (or the library itself); BUNDLE_DIR is a kernel bundle (index.json).
+# Environment: PYTHON (default python3), TEST_TIMEOUT seconds per test
+# (default 600), BENCH_ARGS extra benchmark arguments.
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+  echo "usage: $0 BUILD_DIR BUNDLE_DIR [OUT_DIR]" >&2
+  exit 2
+fi
+BUILD_DIR=$(cd "$1" && pwd) || { echo "no build dir $1" >&2; exit 2; }
+BUNDLE_DIR=$(cd "$2" && pwd) || { echo "no bundle dir $2" >&2; exit 2; }
+OUT_DIR=${3:-gpu-check-out}
+mkdir -p "$OUT_DIR" && OUT_DIR=$(cd "$OUT_DIR" && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PYTHON=${PYTHON:-python3}
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+
+LIB=""
+for f in "$BUILD_DIR/lib/libquack_runtime.so" "$BUILD_DIR/libquack_runtime.so"; do
+  [ -f "$f" ] && LIB=$f && break
+done
+if [ -z "$LIB" ]; then
+  echo "error: no libquack_runtime.so in $BUILD_DIR or $BUILD_DIR/lib" >&2
+  exit 2
+fi
+if [ ! -f "$BUNDLE_DIR/index.json" ]; then
+  echo "error: $BUNDLE_DIR/index.json not found: not a kernel bundle" >&2
+  exit 2
+fi
+export QUACK_MLIR_RUNTIME_LIB=$LIB
+export QUACK_MLIR_BUNDLE=$BUNDLE_DIR
+export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1
+
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "host: $(uname -n) $(uname -m)"
+  echo "runtime: $LIB"
+  echo "bundle: $BUNDLE_DIR"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
+  "$PYTHON" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "available", torch.cuda.is_available())' 2>&1
+} | tee "$OUT_DIR/environment.txt"
+
+# Per-test timeouts with pytest-timeout when installed; otherwise a timeout
+# on the whole run (a hung kernel must not hang the check).
+TIMEOUT_ARGS=()
+if "$PYTHON" -c 'import pytest_timeout' 2>/dev/null; then
+  TIMEOUT_ARGS=(-p pytest_timeout --timeout="$TEST_TIMEOUT")
+  WHOLE=()
+else
+  echo "note: pytest-timeout not installed; one timeout for the whole run"
+  WHOLE=(timeout --signal=KILL 3600)
+fi
+
+echo "== pytest"
+"${WHOLE[@]}" "$PYTHON" -m pytest "$ROOT/python/tests" -rs -v \
+  "${TIMEOUT_ARGS[@]}" --junitxml="$OUT_DIR/pytest.xml" 2>&1 |
+  tee "$OUT_DIR/pytest.log"
+TEST_RC=${PIPESTATUS[0]}
+
+echo "== benchmark"
+# shellcheck disable=SC2086
+timeout --signal=KILL 1800 "$PYTHON" "$ROOT/python/benchmarks/bench_rmsnorm.py" \
+  --out "$OUT_DIR/bench_rmsnorm.json" ${BENCH_ARGS:-} 2>"$OUT_DIR/bench.err" |
+  tee "$OUT_DIR/bench_rmsnorm.md"
+BENCH_RC=${PIPESTATUS[0]}
+
+echo "pytest exit $TEST_RC, benchmark exit $BENCH_RC; logs in $OUT_DIR"
+[ "$TEST_RC" -eq 0 ] && [ "$BENCH_RC" -eq 0 ]
