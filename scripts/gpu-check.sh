@@ -55,7 +55,7 @@ export PYTHONUNBUFFERED=1
 # on the whole run (a hung kernel must not hang the check).
 TIMEOUT_ARGS=()
 if "$PYTHON" -c 'import pytest_timeout' 2>/dev/null; then
-  TIMEOUT_ARGS=(-p pytest_timeout --timeout="$TEST_TIMEOUT")
+  TIMEOUT_ARGS=(--timeout="$TEST_TIMEOUT")
   WHOLE=()
 else
   echo "note: pytest-timeout not installed; one timeout for the whole run"

@@ -84,6 +84,22 @@ def quack(x, w):
     return quack_mlir.rmsnorm(x, w, eps=EPS, return_rstd=True)[0]
 
 
+def host_overhead_us(fn, n=4096, dtype=torch.bfloat16, calls=2000):
+    """Wall-clock microseconds per call on a one-row input: the host cost of
+    a launch (the GPU keeps up)."""
+    import time
+    x = torch.randn(1, n, dtype=dtype, device="cuda")
+    w = torch.randn(n, dtype=dtype, device="cuda")
+    for _ in range(20):
+        fn(x, w)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn(x, w)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / calls * 1e6
+
+
 def rel_err(out, x, w):
     xd = x.double()
     ref = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + EPS) * w.double()
@@ -120,6 +136,14 @@ def main():
     compiled = torch.compile(manual, dynamic=False)
     impls = {"quack_mlir": quack, "torch_eager": eager,
              "torch_compile": compiled}
+    host = {}
+    for name in args.impls:
+        try:
+            host[name] = host_overhead_us(impls[name])
+        except Exception as e:
+            host[name] = None
+            print(f"host overhead of {name}: {type(e).__name__}: {e}",
+                  file=sys.stderr)
     results = []
     m = args.m
     for dname in args.dtypes:
@@ -167,11 +191,16 @@ def main():
             print(f"| {r['dtype']} | {r['N']} | {r['impl']} | "
                   f"{r['time_us']:.1f} | {r['tbps']:.3f} | "
                   f"{r['pct_copy']:.1f} |")
+    print()
+    print("Host time per call, one row of 4096 bf16 (us): " + ", ".join(
+        f"{k} {v:.1f}" if v is not None else f"{k} -" for k, v in
+        host.items()))
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"device": props.name, "torch": torch.__version__,
                        "copy_ceiling_bytes_per_s": ceiling,
                        "bundle": os.environ.get("QUACK_MLIR_BUNDLE"),
+                       "host_us_per_call": host,
                        "results": results}, f, indent=1)
         print(f"\nwrote {args.out}")
     return 1 if any("error" in r and r["impl"] == "quack_mlir"

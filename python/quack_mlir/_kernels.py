@@ -10,6 +10,8 @@ _bundle_path = None
 _bundle = None
 # (kernel, bindings as a tuple, alignment of the actual tensors) -> Kernel.
 _cache = {}
+# Per-op caches of kernels (ops register theirs), emptied with _cache.
+fast_caches = []
 
 
 def set_bundle(path):
@@ -22,6 +24,8 @@ def set_bundle(path):
         _bundle_path = None if path is None else os.fspath(path)
         _bundle = None
         _cache.clear()
+        for cache in fast_caches:
+            cache.clear()
 
 
 def get_bundle():

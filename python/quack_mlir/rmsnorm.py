@@ -1,6 +1,6 @@
 """RMSNorm forward over the last dimension."""
 
-from ._kernels import get_kernel
+from ._kernels import fast_caches, get_kernel
 from ._runtime import float_arg
 from .bundle import alignment_of
 
@@ -78,6 +78,13 @@ def _check(x, weight):
     return x2, m, n, stride, dt
 
 
+# (T, N, alignment) -> Kernel: the hot path skips the bundle lookup.
+_kernels = {}
+fast_caches.append(_kernels)
+# eps -> its bit pattern as a double.
+_eps_bits = {}
+
+
 def _launch(x2, weight, eps, y, rstd, m, n, stride, dt):
     torch = _torch
     t, size = dt
@@ -85,15 +92,21 @@ def _launch(x2, weight, eps, y, rstd, m, n, stride, dt):
     xp, wp, yp, rp = (x2.data_ptr(), weight.data_ptr(), y.data_ptr(),
                       rstd.data_ptr())
     align = alignment_of(xp, wp, yp, rp, stride * size, y_stride * size)
-    kernel = get_kernel("rmsnorm_fwd", {"N": n, "T": t}, align)
-    device = x2.device
-    stream = torch.cuda.current_stream(device).cuda_stream
-    args = (xp, stride, wp, float_arg(eps), yp, y_stride, rp)
-    if device.index is not None and torch.cuda.current_device() != device.index:
-        with torch.cuda.device(device.index):
-            kernel.launch(m, args, stream)
+    key = (t, n, align)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        kernel = get_kernel("rmsnorm_fwd", {"N": n, "T": t}, align)
+        _kernels[key] = kernel
+    eps_bits = _eps_bits.get(eps)
+    if eps_bits is None:
+        eps_bits = _eps_bits.setdefault(eps, float_arg(eps))
+    args = (xp, stride, wp, eps_bits, yp, y_stride, rp)
+    index = x2.device.index
+    if index is not None and torch.cuda.current_device() != index:
+        with torch.cuda.device(index):
+            kernel.launch(m, args, torch.cuda.current_stream().cuda_stream)
     else:
-        kernel.launch(m, args, stream)
+        kernel.launch(m, args, torch.cuda.current_stream().cuda_stream)
 
 
 def rmsnorm_forward(x, weight, eps):
@@ -155,3 +168,13 @@ def rmsnorm(x, weight, eps=1e-6, return_rstd=False):
     else:
         y, rstd = rmsnorm_forward(x, weight, eps)
     return (y, rstd) if return_rstd else y
+
+
+# Register the op at import (it cannot be registered while torch.compile
+# traces); without torch the package still imports, for CPU-only use.
+try:
+    _init_torch()
+except ImportError:
+    pass
+else:
+    _get_op()
