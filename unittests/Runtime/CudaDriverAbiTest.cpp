@@ -35,8 +35,7 @@ static_assert(cu::devAttrComputeCapabilityMinor ==
 static_assert(cu::devAttrMaxSharedMemoryPerBlockOptin ==
                   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
               "");
-static_assert(cu::streamCaptureStatusNone == CU_STREAM_CAPTURE_STATUS_NONE,
-              "");
+static_assert(cu::streamCaptureStatusNone == CU_STREAM_CAPTURE_STATUS_NONE, "");
 static_assert(cu::launchAttrClusterDimension ==
                   CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
               "");
