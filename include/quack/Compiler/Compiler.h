@@ -1,0 +1,97 @@
+//===- Compiler.h - compile descriptions to cubins ----------------*- C++ -*-===//
+//
+// Part of the quack project.
+//
+// The embedding facade: one call takes a .qk description or an .mlir module
+// to any stage (row-level IR ... cubin + metadata). quackc, the C API and the
+// Python JIT path all use it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_COMPILER_COMPILER_H
+#define QUACK_COMPILER_COMPILER_H
+
+#include "quack/Frontend/Frontend.h"
+#include "quack/Pipelines/Pipelines.h"
+#include "quack/Target/PTX.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <string>
+#include <vector>
+
+namespace quack {
+
+/// The compiler's version, part of every cache key and metadata hash.
+inline constexpr const char *kCompilerVersion = "0.1.0";
+/// The metadata schema version (docs/abi.md).
+inline constexpr int kMetadataSchema = 1;
+
+/// What to compile and how.
+struct CompileOptions {
+  std::string arch = "sm_90";
+  Stage emit = Stage::Cubin;
+  Bindings bindings;
+  /// Compile only this kernel of the input (required when there are several
+  /// and the stage is llvm, ptx or cubin).
+  std::string kernel;
+  /// Config overrides (0: let config selection choose).
+  int64_t alignment = 16;
+  int64_t vector = 0;
+  int64_t threadsPerRow = 0;
+  int64_t rowsPerCta = 0;
+  /// ptxas to use; empty: search.
+  std::string ptxas;
+};
+
+/// Launch metadata of one compiled kernel (docs/abi.md, schema 1).
+struct KernelMetadata {
+  std::string kernel;
+  std::string arch;
+  Bindings bindings;
+  /// The quack.abi array, as JSON text.
+  std::string paramsJson;
+  int64_t rowLength = 0;
+  int64_t requiredAlignment = 1;
+  int64_t rowsPerCta = 1;
+  int64_t blockThreads = 1;
+  int64_t staticShared = 0;
+  int64_t vector = 1;
+  int64_t threadsPerRow = 1;
+  int64_t vectorsPerThread = 1;
+  int64_t maxRowLength = 0;
+  std::string configReason;
+  ResourceReport resources;
+  std::string hash;
+
+  /// The metadata file's JSON text, naming `cubinFile` as its cubin.
+  std::string toJSON(llvm::StringRef cubinFile) const;
+};
+
+/// What a compile produced.
+struct Artifacts {
+  /// Textual output for the stages quack ... ptx.
+  std::string text;
+  /// The cubin, for the cubin stage.
+  std::string cubin;
+  /// One entry per kernel that reached the gpu stage.
+  std::vector<KernelMetadata> kernels;
+  /// ptxas' verbose output.
+  std::string ptxasLog;
+};
+
+/// Compiles buffer `bufferId` of `sourceMgr`, a .qk description unless its
+/// name ends in `.mlir`. Errors are reported through `context`'s diagnostic
+/// engine (attach a SourceMgrDiagnosticHandler to print them with carets).
+mlir::FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr,
+                                   unsigned bufferId,
+                                   mlir::MLIRContext &context,
+                                   const CompileOptions &options);
+
+/// Makes a context with every dialect and translation quack needs.
+std::unique_ptr<mlir::MLIRContext> createContext();
+
+} // namespace quack
+
+#endif // QUACK_COMPILER_COMPILER_H

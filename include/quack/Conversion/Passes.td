@@ -1,0 +1,63 @@
+//===- Passes.td - quack conversion passes -----------------*- tablegen -*-===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_CONVERSION_PASSES_TD
+#define QUACK_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertQuackToGPU : Pass<"convert-quack-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "distributes row kernels over the threads of a CTA";
+  let description = [{
+    Turns every configured `quack.kernel` into a `gpu.module` holding one
+    `gpu.func` kernel with the frozen ABI: the row count `M` (`i64`), then
+    for each argument a global pointer (`!llvm.ptr<1>`, followed by an `i64`
+    row stride for matrices) or a scalar value.
+
+    Each row value `vector<NxT>` becomes, in every thread, `vectors_per_thread`
+    fragments `vector<VxT>` (V = the config's vector width): thread `t` of
+    the row's group owns vectors `t`, `t + threads_per_row`, ... so each
+    warp's accesses are contiguous 128-bit loads and stores that carry their
+    alignment. Vectors past `N` and rows past `M` are predicated off.
+    Elementwise `arith` and `math` ops are applied fragment by fragment.
+
+    `quack.reduce` becomes an in-thread reduction, a shuffle butterfly across
+    the row's lanes, and, when a row spans several warps, one shared-memory
+    exchange behind a barrier, combined in a fixed order so that every
+    thread holds the bit-identical result.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
+def ConvertQuackMathToNVVM
+    : Pass<"convert-quack-math-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "lowers f32 math to NVPTX instructions without libdevice";
+  let description = [{
+    Rewrites f32 `math` ops (scalars, and vectors lane by lane) to the NVPTX
+    instructions that implement them, so that no libdevice call and no link
+    step is needed:
+
+    - `math.sqrt`  -> `sqrt.rn.f32` (IEEE round-to-nearest);
+    - `math.rsqrt` -> `1 / sqrt.rn.f32` with an IEEE divide;
+    - `math.exp2`  -> `ex2.approx.f32`; `math.exp(x)` -> `ex2.approx(x * log2 e)`;
+    - `math.log`   -> `lg2.approx.f32 * ln 2`;
+    - `math.tanh(x)` -> `1 - 2 / (exp(2x) + 1)`.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // QUACK_CONVERSION_PASSES_TD

@@ -1,0 +1,42 @@
+//===- QuackOps.h - quack operations ------------------------------*- C++ -*-===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_DIALECT_QUACK_IR_QUACKOPS_H
+#define QUACK_DIALECT_QUACK_IR_QUACKOPS_H
+
+#include "quack/Dialect/Quack/IR/QuackDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "quack/Dialect/Quack/IR/QuackEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "quack/Dialect/Quack/IR/QuackAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "quack/Dialect/Quack/IR/QuackOps.h.inc"
+
+namespace mlir::quack {
+
+/// The kinds of kernel arguments at the row level.
+enum class ArgKind { Matrix, Row, PerRow, Scalar, Invalid };
+
+/// Classifies a row-level kernel argument type.
+ArgKind classifyArgType(Type type);
+
+/// Name of the argument attribute holding an argument's role.
+inline constexpr llvm::StringLiteral kRoleAttrName = "quack.role";
+/// Name of the argument attribute holding an argument's description name.
+inline constexpr llvm::StringLiteral kNameAttrName = "quack.name";
+
+} // namespace mlir::quack
+
+#endif // QUACK_DIALECT_QUACK_IR_QUACKOPS_H

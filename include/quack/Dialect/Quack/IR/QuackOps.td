@@ -1,0 +1,159 @@
+//===- QuackOps.td - quack operations ----------------------*- tablegen -*-===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_DIALECT_QUACK_IR_QUACKOPS_TD
+#define QUACK_DIALECT_QUACK_IR_QUACKOPS_TD
+
+include "quack/Dialect/Quack/IR/QuackDialect.td"
+include "quack/Dialect/Quack/IR/QuackEnums.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+class Quack_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Quack_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Row level
+//===----------------------------------------------------------------------===//
+
+def Quack_KernelOp : Quack_Op<"kernel", [
+    FunctionOpInterface, IsolatedFromAbove, OpAsmOpInterface
+  ]> {
+  let summary = "a kernel written for one row of its 2-D arguments";
+  let description = [{
+    A `quack.kernel` is the row-level form of a kernel description. Its body
+    runs once for every row index `0 <= row < M`, where the number of rows `M`
+    is only known at launch. Its arguments are:
+
+    - matrices `memref<?xNxT, strided<[?, 1]>>`: one row per kernel instance,
+      the row stride is a runtime value, the last dimension is unit-stride;
+    - row vectors `memref<NxT>`: the same `N` elements for every row (weights);
+    - per-row vectors `memref<?xT>`: one element per row;
+    - scalars (`f32`, `i32`, `i64`).
+
+    Every argument carries a `quack.role` (`input` or `output`) and a
+    `quack.name` (its name in the description). All matrices and row vectors
+    share the same `N`. The body ends with `quack.return`.
+
+    ```mlir
+    quack.kernel @scale(%x: memref<?x8xf32, strided<[?, 1]>> {quack.role = "input", quack.name = "x"},
+                        %y: memref<?x8xf32, strided<[?, 1]>> {quack.role = "output", quack.name = "y"}) {
+      %v = quack.load %x : memref<?x8xf32, strided<[?, 1]>> -> vector<8xf32>
+      %two = arith.constant dense<2.0> : vector<8xf32>
+      %r = arith.mulf %v, %two : vector<8xf32>
+      quack.store %r, %y : vector<8xf32>, memref<?x8xf32, strided<[?, 1]>>
+      quack.return
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// FunctionOpInterface hooks.
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    /// The reduced length shared by every matrix and row vector argument, or
+    /// std::nullopt when the kernel has none.
+    std::optional<int64_t> getRowLength();
+    /// The role of argument `index` (input unless stated).
+    ArgRole getArgRole(unsigned index);
+    /// The description name of argument `index` (`arg<index>` unless stated).
+    std::string getArgName(unsigned index);
+    /// OpAsmOpInterface: the default dialect of the body.
+    static ::llvm::StringRef getDefaultDialect() { return "quack"; }
+  }];
+}
+
+def Quack_ReturnOp : Quack_Op<"return", [
+    Pure, HasParent<"KernelOp">, Terminator, ReturnLike
+  ]> {
+  let summary = "ends a quack.kernel";
+  let description = [{
+    Terminates the body of a `quack.kernel`. Kernels return nothing: their
+    results are written to output arguments with `quack.store`.
+
+    ```mlir
+    quack.return
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Quack_LoadOp : Quack_Op<"load", [MemoryEffects<[MemRead]>]> {
+  let summary = "reads the current row of a kernel argument";
+  let description = [{
+    Reads the part of a kernel argument that belongs to the current row:
+
+    - a matrix `memref<?xNxT, strided<[?, 1]>>` gives the row as `vector<NxT>`;
+    - a row vector `memref<NxT>` gives all of it as `vector<NxT>`;
+    - a per-row vector `memref<?xT>` gives the row's element as `T`.
+
+    ```mlir
+    %row = quack.load %x : memref<?x4096xbf16, strided<[?, 1]>> -> vector<4096xbf16>
+    %w   = quack.load %w : memref<4096xbf16> -> vector<4096xbf16>
+    %t   = quack.load %target : memref<?xi64> -> i64
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Quack_StoreOp : Quack_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "writes the current row of an output argument";
+  let description = [{
+    The counterpart of `quack.load`: writes a `vector<NxT>` to the current row
+    of a matrix, or a scalar `T` to the current row's element of a per-row
+    vector. Row vectors (`memref<NxT>`) are shared by all rows and cannot be
+    stored to.
+
+    ```mlir
+    quack.store %y, %out : vector<4096xbf16>, memref<?x4096xbf16, strided<[?, 1]>>
+    quack.store %r, %rstd : f32, memref<?xf32>
+    ```
+  }];
+  let arguments = (ins AnyType:$value, AnyMemRef:$dest);
+  let assemblyFormat =
+      "$value `,` $dest attr-dict `:` type($value) `,` type($dest)";
+  let hasVerifier = 1;
+}
+
+def Quack_ReduceOp : Quack_Op<"reduce", [Pure]> {
+  let summary = "reduces a row to a per-row scalar";
+  let description = [{
+    Combines all `N` elements of a row with `add`, `max` or `min`. At the row
+    level the reduction has no scope: the lowering decides how the row is
+    spread over threads, warps, CTAs and clusters and reduces across all of
+    them. The order of combination depends only on `N` and the configuration,
+    never on the number of rows, so per-row results are batch-invariant.
+
+    ```mlir
+    %s = quack.reduce <add> %sq : vector<4096xf32> -> f32
+    ```
+  }];
+  let arguments = (ins Quack_CombiningKindAttr:$kind, VectorOfRank<[1]>:$input);
+  let results = (outs AnyTypeOf<[AnyFloat, AnySignlessInteger]>:$result);
+  let assemblyFormat =
+      "$kind $input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // QUACK_DIALECT_QUACK_IR_QUACKOPS_TD

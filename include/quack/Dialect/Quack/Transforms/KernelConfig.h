@@ -1,0 +1,52 @@
+//===- KernelConfig.h - how a kernel's rows map onto threads ------*- C++ -*-===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_DIALECT_QUACK_TRANSFORMS_KERNELCONFIG_H
+#define QUACK_DIALECT_QUACK_TRANSFORMS_KERNELCONFIG_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::quack {
+
+class KernelOp;
+
+/// The launch configuration of a row kernel (the `quack.config` attribute).
+struct KernelConfig {
+  /// Elements per vector access.
+  int64_t vector = 1;
+  /// Threads that share one row.
+  int64_t threadsPerRow = 1;
+  /// Vectors each thread owns (the last ones may fall past N).
+  int64_t vectorsPerThread = 1;
+  /// Rows handled by one CTA.
+  int64_t rowsPerCta = 1;
+  /// Byte alignment assumed for every pointer and row stride.
+  int64_t alignment = 16;
+  /// Why these values were chosen, for --print-config.
+  std::string reason;
+
+  int64_t ctaThreads() const { return threadsPerRow * rowsPerCta; }
+
+  /// Builds the dictionary attribute stored on a kernel.
+  DictionaryAttr toAttr(MLIRContext *context) const;
+  /// Reads the dictionary attribute stored on a kernel.
+  static FailureOr<KernelConfig> fromKernel(KernelOp kernel);
+};
+
+/// Name of the kernel attribute holding its config.
+inline constexpr llvm::StringLiteral kConfigAttrName = "quack.config";
+
+/// Largest CTA a row kernel uses.
+inline constexpr int64_t kMaxCtaThreads = 1024;
+/// Most vectors one thread may own on the CTA-level path.
+inline constexpr int64_t kMaxVectorsPerThread = 8;
+
+} // namespace mlir::quack
+
+#endif // QUACK_DIALECT_QUACK_TRANSFORMS_KERNELCONFIG_H

@@ -1,0 +1,41 @@
+//===- Passes.td - quack dialect passes --------------------*- tablegen -*-===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_DIALECT_QUACK_TRANSFORMS_PASSES_TD
+#define QUACK_DIALECT_QUACK_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
+  let summary = "chooses how each kernel's rows are spread over threads";
+  let description = [{
+    Attaches a `quack.config` dictionary to every `quack.kernel`: the vector
+    width in elements (`vector`, 128-bit accesses when N and the alignment
+    class allow), threads per row, vectors per thread, rows per CTA and the
+    CTA size. The choice follows from N, the element types, the alignment
+    class of the pointers and strides, and the target. Every knob can be
+    forced with an option; a forced value that cannot work is an error.
+
+    The model: a row is split into N / vector vectors; a thread owns about
+    four of them (tens of bytes in flight per thread), threads per row is
+    the power of two that gives that, and small rows are packed several to a
+    CTA of at least 128 threads so that each SM keeps enough bytes in flight.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"16",
+           "byte alignment guaranteed for every pointer and row stride">,
+    Option<"vector", "vector", "int64_t", /*default=*/"0",
+           "elements per vector access (0: choose)">,
+    Option<"threadsPerRow", "threads-per-row", "int64_t", /*default=*/"0",
+           "threads that share one row (0: choose)">,
+    Option<"rowsPerCta", "rows-per-cta", "int64_t", /*default=*/"0",
+           "rows handled by one CTA (0: choose)">,
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
+           "target architecture">
+  ];
+}
+
+#endif // QUACK_DIALECT_QUACK_TRANSFORMS_PASSES_TD

@@ -1,0 +1,66 @@
+//===- Pipelines.h - quack pass pipelines -------------------------*- C++ -*-===//
+//
+// Part of the quack project.
+//
+// One function builds each pipeline; quack-opt, quackc, the C API and Python
+// all go through them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_PIPELINES_PIPELINES_H
+#define QUACK_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace quack {
+
+/// Options shared by the quack pipelines.
+struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
+  Option<std::string> arch{*this, "arch",
+                           llvm::cl::desc("target architecture"),
+                           llvm::cl::init("sm_90")};
+  Option<int64_t> alignment{
+      *this, "alignment",
+      llvm::cl::desc("byte alignment of pointers and row strides"),
+      llvm::cl::init(16)};
+  Option<int64_t> vector{*this, "vector",
+                         llvm::cl::desc("forced vector width (0: choose)"),
+                         llvm::cl::init(0)};
+  Option<int64_t> threadsPerRow{
+      *this, "threads-per-row",
+      llvm::cl::desc("forced threads per row (0: choose)"), llvm::cl::init(0)};
+  Option<int64_t> rowsPerCta{*this, "rows-per-cta",
+                             llvm::cl::desc("forced rows per CTA (0: choose)"),
+                             llvm::cl::init(0)};
+};
+
+/// The stages of compilation, in order. `quackc --emit=` names one of them.
+enum class Stage { Quack, Config, GPU, NVVM, LLVM, PTX, Cubin };
+
+/// The stage names, in order: quack, config, gpu, nvvm, llvm, ptx, cubin.
+llvm::ArrayRef<llvm::StringRef> stageNames();
+/// Parses a stage name.
+std::optional<Stage> parseStage(llvm::StringRef name);
+
+/// Row level to configured row level: quack-select-config.
+void buildQuackConfigPipeline(mlir::OpPassManager &pm,
+                              const PipelineOptions &options);
+/// Configured row level to gpu.module kernels: convert-quack-to-gpu.
+void buildQuackToGPUPipeline(mlir::OpPassManager &pm,
+                             const PipelineOptions &options);
+/// gpu.module kernels to the LLVM and NVVM dialects, ready for translation.
+void buildGPUToNVVMPipeline(mlir::OpPassManager &pm,
+                            const PipelineOptions &options);
+/// The whole pipeline from row level to the LLVM and NVVM dialects.
+void buildQuackToNVVMPipeline(mlir::OpPassManager &pm,
+                              const PipelineOptions &options);
+
+/// Registers the pipelines above by name with the pass registry.
+void registerPipelines();
+
+} // namespace quack
+
+#endif // QUACK_PIPELINES_PIPELINES_H

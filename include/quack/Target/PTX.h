@@ -1,0 +1,68 @@
+//===- PTX.h - LLVM IR, PTX and cubins from gpu.module kernels ----*- C++ -*-===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_TARGET_PTX_H
+#define QUACK_TARGET_PTX_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace quack {
+
+/// What ptxas reports about one kernel entry.
+struct ResourceReport {
+  std::string kernel;
+  int64_t registers = 0;
+  int64_t stackBytes = 0;
+  int64_t spillStoreBytes = 0;
+  int64_t spillLoadBytes = 0;
+  int64_t sharedBytes = 0;
+  int64_t constantBytes = 0;
+};
+
+/// A cubin and what ptxas said while making it.
+struct Cubin {
+  std::string binary;
+  std::vector<ResourceReport> reports;
+  /// ptxas' verbose output, as printed.
+  std::string log;
+};
+
+/// The PTX ISA feature string used for `arch` (e.g. "+ptx86").
+std::string ptxFeaturesFor(llvm::StringRef arch);
+
+/// Translates a gpu.module whose body is in the LLVM and NVVM dialects to an
+/// LLVM module for the NVPTX target and optimizes it at -O3. Errors are
+/// emitted on `gpuModule`.
+mlir::FailureOr<std::unique_ptr<llvm::Module>>
+translateToLLVMIR(mlir::gpu::GPUModuleOp gpuModule,
+                  llvm::LLVMContext &context, llvm::StringRef arch);
+
+/// Runs LLVM's NVPTX backend on `module`.
+llvm::Expected<std::string> emitPTX(llvm::Module &module,
+                                    llvm::StringRef arch);
+
+/// Finds ptxas: `explicitPath` when given, else $QUACK_PTXAS, else PATH,
+/// else the CUDA Toolkit's default location.
+llvm::Expected<std::string> findPtxas(llvm::StringRef explicitPath);
+
+/// Assembles `ptx` into a cubin for `arch` with ptxas, keeping its resource
+/// report.
+llvm::Expected<Cubin> assemblePTX(llvm::StringRef ptx, llvm::StringRef arch,
+                                  llvm::StringRef ptxasPath);
+
+/// Parses ptxas' `-v` output into one report per kernel entry.
+std::vector<ResourceReport> parsePtxasReport(llvm::StringRef log);
+
+} // namespace quack
+
+#endif // QUACK_TARGET_PTX_H

@@ -1,0 +1,339 @@
+//===- Compiler.cpp - compile descriptions to cubins -----------------------===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quack/Compiler/Compiler.h"
+#include "quack/Dialect/Quack/IR/QuackOps.h"
+#include "quack/Dialect/Quack/Transforms/KernelConfig.h"
+#include "quack/InitAll.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace quack {
+
+std::unique_ptr<MLIRContext> createContext() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  auto context = std::make_unique<MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  return context;
+}
+
+static std::string printOp(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  os << "\n";
+  return s;
+}
+
+static LogicalResult runPipeline(
+    ModuleOp module,
+    llvm::function_ref<void(OpPassManager &, const PipelineOptions &)> build,
+    const PipelineOptions &options) {
+  PassManager pm(module->getName());
+  build(pm, options);
+  return pm.run(module);
+}
+
+/// Largest N the CTA-level path supports for the kernel's widest element.
+static int64_t maxRowLengthFor(int64_t widestBytes) {
+  int64_t vector = std::max<int64_t>(1, 16 / widestBytes);
+  return mlir::quack::kMaxVectorsPerThread * mlir::quack::kMaxCtaThreads *
+         vector;
+}
+
+/// Reads the launch facts convert-quack-to-gpu left on each gpu.func.
+static std::vector<KernelMetadata>
+collectMetadata(ModuleOp module, const CompileOptions &options,
+                llvm::StringRef source) {
+  std::vector<KernelMetadata> result;
+  module.walk([&](gpu::GPUFuncOp func) {
+    auto abi = func->getAttrOfType<ArrayAttr>("quack.abi");
+    auto config =
+        func->getAttrOfType<DictionaryAttr>(mlir::quack::kConfigAttrName);
+    if (!abi || !config)
+      return;
+    KernelMetadata md;
+    md.kernel = func.getName().str();
+    md.arch = options.arch;
+    md.bindings = options.bindings;
+    auto get = [&](StringRef key) {
+      auto attr = config.getAs<IntegerAttr>(key);
+      return attr ? attr.getInt() : 0;
+    };
+    md.vector = get("vector");
+    md.threadsPerRow = get("threads_per_row");
+    md.vectorsPerThread = get("vectors_per_thread");
+    md.rowsPerCta = get("rows_per_cta");
+    md.blockThreads = md.threadsPerRow * md.rowsPerCta;
+    if (auto n = func->getAttrOfType<IntegerAttr>("quack.row_length"))
+      md.rowLength = n.getInt();
+
+    llvm::json::Array params;
+    int64_t widest = 1;
+    for (Attribute entry : abi) {
+      llvm::json::Object obj;
+      for (NamedAttribute field : cast<DictionaryAttr>(entry)) {
+        auto value = cast<StringAttr>(field.getValue()).getValue();
+        obj[field.getName().getValue()] = value.str();
+        if (field.getName() == "dtype") {
+          int64_t bytes = llvm::StringSwitch<int64_t>(value)
+                              .Cases({"bf16", "f16"}, 2)
+                              .Cases({"f32", "i32"}, 4)
+                              .Case("i64", 8)
+                              .Default(4);
+          StringRef kind =
+              cast<DictionaryAttr>(entry).getAs<StringAttr>("kind").getValue();
+          if (kind == "matrix" || kind == "row")
+            widest = std::max(widest, bytes);
+        }
+      }
+      params.push_back(std::move(obj));
+    }
+    std::string paramsText;
+    llvm::raw_string_ostream os(paramsText);
+    os << llvm::json::Value(std::move(params));
+    md.paramsJson = paramsText;
+    md.requiredAlignment = md.vector * widest;
+    md.maxRowLength = maxRowLengthFor(widest);
+
+    // Content hash: description, bindings, config, arch, compiler version.
+    llvm::SHA256 sha;
+    sha.update(source);
+    for (const auto &[k, v] : options.bindings)
+      sha.update(k + "=" + v + ";");
+    std::string configText;
+    llvm::raw_string_ostream cos(configText);
+    cos << config;
+    sha.update(configText);
+    sha.update(options.arch);
+    sha.update(kCompilerVersion);
+    auto digest = sha.final();
+    md.hash = llvm::toHex(digest, /*LowerCase=*/true);
+    result.push_back(std::move(md));
+  });
+  return result;
+}
+
+std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream j(os, /*IndentSize=*/2);
+  auto params = llvm::json::parse(paramsJson);
+  j.object([&] {
+    j.attribute("schema", kMetadataSchema);
+    j.attribute("kernel", kernel);
+    j.attribute("symbol", kernel);
+    j.attribute("cubin", cubinFile);
+    j.attribute("arch", arch);
+    j.attributeObject("bindings", [&] {
+      for (const auto &[k, v] : bindings) {
+        int64_t asInt;
+        if (!llvm::StringRef(v).getAsInteger(10, asInt))
+          j.attribute(k, asInt);
+        else
+          j.attribute(k, v);
+      }
+    });
+    j.attribute("params", params ? std::move(*params) : llvm::json::Array());
+    j.attribute("N", rowLength);
+    j.attribute("alignment", requiredAlignment);
+    j.attributeObject("grid", [&] {
+      j.attribute("kind", "rows");
+      j.attribute("rows_per_cta", rowsPerCta);
+    });
+    j.attributeArray("block", [&] {
+      j.value(blockThreads);
+      j.value(1);
+      j.value(1);
+    });
+    j.attributeArray("cluster", [&] {
+      j.value(1);
+      j.value(1);
+      j.value(1);
+    });
+    j.attributeObject("shared_bytes", [&] {
+      j.attribute("static", resources.sharedBytes);
+      j.attribute("dynamic", 0);
+    });
+    j.attributeObject("config", [&] {
+      j.attribute("threads_per_row", threadsPerRow);
+      j.attribute("rows_per_cta", rowsPerCta);
+      j.attribute("vector", vector);
+      j.attribute("vectors_per_thread", vectorsPerThread);
+    });
+    j.attributeObject("resources", [&] {
+      j.attribute("registers", resources.registers);
+      j.attribute("spill_stores", resources.spillStoreBytes);
+      j.attribute("spill_loads", resources.spillLoadBytes);
+      j.attribute("stack_bytes", resources.stackBytes);
+      j.attribute("shared_bytes", resources.sharedBytes);
+    });
+    j.attributeObject("limits", [&] { j.attribute("max_N", maxRowLength); });
+    j.attribute("compiler", kCompilerVersion);
+    j.attribute("hash", hash);
+  });
+  os << "\n";
+  return text;
+}
+
+FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
+                             MLIRContext &context,
+                             const CompileOptions &options) {
+  Artifacts artifacts;
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
+  StringRef name = buffer->getBufferIdentifier();
+  Location fileLoc = FileLineColLoc::get(&context, name, 0, 0);
+
+  if (!StringRef(options.arch).starts_with("sm_") || options.arch.size() < 5 ||
+      !llvm::isDigit(options.arch[3]))
+    return emitError(fileLoc) << "unknown architecture '" << options.arch
+                              << "'; expected sm_90, sm_90a, sm_100, ...",
+           failure();
+
+  // 1. Front end.
+  OwningOpRef<ModuleOp> module;
+  if (name.ends_with(".mlir")) {
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return failure();
+    if (!options.bindings.empty())
+      return emitError(fileLoc)
+                 << "-D bindings apply to .qk descriptions, not to .mlir "
+                    "input",
+             failure();
+  } else {
+    module = importKernelSource(sourceMgr, bufferId, &context,
+                                options.bindings, options.kernel);
+    if (!module)
+      return failure();
+  }
+  if (!options.kernel.empty() && name.ends_with(".mlir")) {
+    SmallVector<Operation *> drop;
+    bool found = false;
+    for (Operation &op : module->getBody()->getOperations()) {
+      auto sym = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      if (!sym || !isa<mlir::quack::KernelOp, gpu::GPUModuleOp>(op))
+        continue;
+      if (sym.getValue() == options.kernel)
+        found = true;
+      else
+        drop.push_back(&op);
+    }
+    if (!found)
+      return emitError(fileLoc) << "no kernel named '" << options.kernel
+                                << "' in the input",
+             failure();
+    for (Operation *op : drop)
+      op->erase();
+  }
+  if (options.emit == Stage::Quack) {
+    artifacts.text = printOp(*module);
+    return artifacts;
+  }
+
+  PipelineOptions pipeline;
+  pipeline.arch = options.arch;
+  pipeline.alignment = options.alignment;
+  pipeline.vector = options.vector;
+  pipeline.threadsPerRow = options.threadsPerRow;
+  pipeline.rowsPerCta = options.rowsPerCta;
+
+  // 2. Config selection.
+  if (failed(runPipeline(*module, buildQuackConfigPipeline, pipeline)))
+    return failure();
+  std::map<std::string, std::string> reasons;
+  module->walk([&](mlir::quack::KernelOp kernel) {
+    if (auto r = kernel->getAttrOfType<StringAttr>("quack.config_reason"))
+      reasons[kernel.getSymName().str()] = r.str();
+  });
+  if (options.emit == Stage::Config) {
+    artifacts.text = printOp(*module);
+    return artifacts;
+  }
+
+  // 3. Rows over threads.
+  if (failed(runPipeline(*module, buildQuackToGPUPipeline, pipeline)))
+    return failure();
+  artifacts.kernels =
+      collectMetadata(*module, options, buffer->getBuffer());
+  for (KernelMetadata &md : artifacts.kernels)
+    md.configReason = reasons[md.kernel];
+  if (options.emit == Stage::GPU) {
+    artifacts.text = printOp(*module);
+    return artifacts;
+  }
+
+  // 4. LLVM and NVVM dialects.
+  if (failed(runPipeline(*module, buildGPUToNVVMPipeline, pipeline)))
+    return failure();
+  if (options.emit == Stage::NVVM) {
+    artifacts.text = printOp(*module);
+    return artifacts;
+  }
+
+  SmallVector<gpu::GPUModuleOp> gpuModules(module->getOps<gpu::GPUModuleOp>());
+  if (gpuModules.empty())
+    return emitError(fileLoc) << "the input has no kernel (no quack.kernel "
+                                 "or gpu.module)",
+           failure();
+  if (gpuModules.size() > 1) {
+    std::string names;
+    for (auto m : gpuModules)
+      names += (names.empty() ? "" : ", ") + m.getName().str();
+    return emitError(fileLoc)
+               << "the input has " << gpuModules.size() << " kernels ("
+               << names << "); choose one with --kernel=<name>",
+           failure();
+  }
+
+  // 5. LLVM IR.
+  llvm::LLVMContext llvmContext;
+  auto llvmModule =
+      translateToLLVMIR(gpuModules.front(), llvmContext, options.arch);
+  if (failed(llvmModule))
+    return failure();
+  if (options.emit == Stage::LLVM) {
+    llvm::raw_string_ostream os(artifacts.text);
+    (*llvmModule)->print(os, nullptr);
+    return artifacts;
+  }
+
+  // 6. PTX.
+  llvm::Expected<std::string> ptx = emitPTX(**llvmModule, options.arch);
+  if (!ptx)
+    return emitError(fileLoc) << llvm::toString(ptx.takeError()), failure();
+  if (options.emit == Stage::PTX) {
+    artifacts.text = std::move(*ptx);
+    return artifacts;
+  }
+
+  // 7. cubin.
+  llvm::Expected<std::string> ptxas = findPtxas(options.ptxas);
+  if (!ptxas)
+    return emitError(fileLoc) << llvm::toString(ptxas.takeError()), failure();
+  llvm::Expected<Cubin> cubin = assemblePTX(*ptx, options.arch, *ptxas);
+  if (!cubin)
+    return emitError(fileLoc) << llvm::toString(cubin.takeError()), failure();
+  artifacts.cubin = std::move(cubin->binary);
+  artifacts.ptxasLog = cubin->log;
+  for (KernelMetadata &md : artifacts.kernels)
+    for (const ResourceReport &report : cubin->reports)
+      if (report.kernel == md.kernel)
+        md.resources = report;
+  return artifacts;
+}
+
+} // namespace quack

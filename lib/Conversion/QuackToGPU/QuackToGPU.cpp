@@ -1,0 +1,648 @@
+//===- QuackToGPU.cpp - distribute row kernels over CTAs -------------------===//
+//
+// Part of the quack project.
+//
+// Lowers configured `quack.kernel` ops to `gpu.func` kernels: every row value
+// is split into per-thread fragments of 128-bit vectors, elementwise math is
+// applied fragment by fragment, and row reductions become an in-thread
+// reduction, a shuffle butterfly and a shared-memory exchange.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quack/Conversion/Passes.h"
+#include "quack/Dialect/Quack/IR/QuackOps.h"
+#include "quack/Dialect/Quack/Transforms/KernelConfig.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::quack {
+#define GEN_PASS_DEF_CONVERTQUACKTOGPU
+#include "quack/Conversion/Passes.h.inc"
+} // namespace mlir::quack
+
+using namespace mlir;
+using namespace mlir::quack;
+
+namespace {
+
+constexpr int64_t kWarpSize = 32;
+
+/// What a kernel argument became in the gpu.func signature.
+struct LoweredArg {
+  ArgKind kind = ArgKind::Invalid;
+  Type elementType;
+  Value pointer;   // matrices, row and per-row vectors
+  Value rowStride; // matrices, in elements
+  Value scalar;    // scalars
+};
+
+/// The name of an element type as written in metadata.
+std::string dtypeName(Type type) {
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF16())
+    return "f16";
+  if (type.isF32())
+    return "f32";
+  if (type.isF64())
+    return "f64";
+  if (type.isInteger(32))
+    return "i32";
+  if (type.isInteger(64))
+    return "i64";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+StringRef kindName(ArgKind kind) {
+  switch (kind) {
+  case ArgKind::Matrix:
+    return "matrix";
+  case ArgKind::Row:
+    return "row";
+  case ArgKind::PerRow:
+    return "per_row";
+  case ArgKind::Scalar:
+    return "scalar";
+  case ArgKind::Invalid:
+    break;
+  }
+  return "invalid";
+}
+
+/// Lowers one configured kernel into a gpu.func inside `gpuModule`.
+class RowKernelLowering {
+public:
+  RowKernelLowering(KernelOp kernel, const KernelConfig &config,
+                    gpu::GPUModuleOp gpuModule)
+      : kernel(kernel), config(config), gpuModule(gpuModule),
+        b(kernel.getContext()), loc(kernel.getLoc()) {
+    rowLength = kernel.getRowLength().value_or(1);
+    vectorsPerRow = rowLength / config.vector;
+  }
+
+  LogicalResult run();
+
+private:
+  // Set-up.
+  void buildSignature();
+  void buildPreamble();
+  LogicalResult allocateSharedMemory();
+
+  // Per-op lowering.
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerLoad(LoadOp op);
+  LogicalResult lowerStore(StoreOp op);
+  LogicalResult lowerReduce(ReduceOp op);
+  LogicalResult lowerElementwise(Operation *op);
+
+  // Helpers.
+  bool isRowValue(Value v) const {
+    auto type = dyn_cast<VectorType>(v.getType());
+    return type && type.getRank() == 1 && type.getDimSize(0) == rowLength;
+  }
+  VectorType fragmentType(Type elementType) const {
+    return VectorType::get({config.vector}, elementType);
+  }
+  Value constI32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  }
+  Value constI64(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  }
+  /// Index of the k-th vector this thread owns within its row (i64).
+  Value vectorIndex(int64_t k);
+  /// Whether the k-th vector lies inside the row; null when always true.
+  Value vectorInBounds(int64_t k);
+  Value andPredicates(Value a, Value c);
+  /// Address of the k-th vector of the current row of a matrix, or of a row
+  /// vector.
+  Value vectorAddress(const LoweredArg &arg, int64_t k);
+  /// Address of the current row's element of a per-row vector.
+  Value perRowAddress(const LoweredArg &arg);
+  Value predicatedLoad(Value predicate, Type type, Value address,
+                       unsigned alignment);
+  void predicatedStore(Value predicate, Value value, Value address,
+                       unsigned alignment);
+  FailureOr<LoweredArg> argFor(Value memref, Operation *user);
+  Value combine(CombiningKind kind, Value a, Value c);
+  FailureOr<Value> identity(CombiningKind kind, Type type);
+
+  KernelOp kernel;
+  KernelConfig config;
+  gpu::GPUModuleOp gpuModule;
+  OpBuilder b;
+  Location loc;
+  int64_t rowLength;
+  int64_t vectorsPerRow;
+
+  gpu::GPUFuncOp func;
+  SmallVector<LoweredArg> args;
+  Value numRows, tid, tidInRow, rowInCta, row, rowValid;
+  LLVM::GlobalOp sharedGlobal;
+  int64_t sharedBytes = 0;
+  int64_t sharedCursor = 0;
+
+  DenseMap<Value, SmallVector<Value>> fragments;
+  IRMapping scalars;
+};
+
+void RowKernelLowering::buildSignature() {
+  MLIRContext *ctx = kernel.getContext();
+  Type ptrType = LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
+  Type i64 = b.getI64Type();
+  SmallVector<Type> inputs = {i64};
+  SmallVector<Attribute> abi;
+  abi.push_back(b.getDictionaryAttr(
+      {b.getNamedAttr("name", b.getStringAttr("M")),
+       b.getNamedAttr("kind", b.getStringAttr("rows")),
+       b.getNamedAttr("type", b.getStringAttr("i64"))}));
+  for (auto [index, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    ArgKind kind = classifyArgType(type);
+    std::string name = kernel.getArgName(index);
+    StringRef role = stringifyArgRole(kernel.getArgRole(index));
+    Type elt = type;
+    if (auto memref = dyn_cast<MemRefType>(type))
+      elt = memref.getElementType();
+    SmallVector<NamedAttribute> entry = {
+        b.getNamedAttr("name", b.getStringAttr(name)),
+        b.getNamedAttr("kind", b.getStringAttr(kindName(kind))),
+        b.getNamedAttr("role", b.getStringAttr(role)),
+        b.getNamedAttr(kind == ArgKind::Scalar ? "type" : "dtype",
+                       b.getStringAttr(dtypeName(elt)))};
+    abi.push_back(b.getDictionaryAttr(entry));
+    if (kind == ArgKind::Scalar) {
+      inputs.push_back(type);
+      continue;
+    }
+    inputs.push_back(ptrType);
+    if (kind == ArgKind::Matrix) {
+      inputs.push_back(i64);
+      abi.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("name", b.getStringAttr(name + ".row_stride")),
+           b.getNamedAttr("kind", b.getStringAttr("row_stride")),
+           b.getNamedAttr("of", b.getStringAttr(name)),
+           b.getNamedAttr("type", b.getStringAttr("i64"))}));
+    }
+  }
+
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  func = gpu::GPUFuncOp::create(b, loc, kernel.getSymName(),
+                                b.getFunctionType(inputs, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  int32_t threads = static_cast<int32_t>(config.ctaThreads());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
+  func->setAttr("quack.abi", b.getArrayAttr(abi));
+  func->setAttr(kConfigAttrName, config.toAttr(kernel.getContext()));
+  func->setAttr("quack.row_length", b.getI64IntegerAttr(rowLength));
+
+  // Map kernel arguments onto gpu.func arguments.
+  Block &entry = func.getBody().front();
+  unsigned next = 0;
+  numRows = entry.getArgument(next++);
+  for (Type type : kernel.getArgumentTypes()) {
+    LoweredArg arg;
+    arg.kind = classifyArgType(type);
+    if (arg.kind == ArgKind::Scalar) {
+      arg.elementType = type;
+      arg.scalar = entry.getArgument(next++);
+    } else {
+      arg.elementType = cast<MemRefType>(type).getElementType();
+      arg.pointer = entry.getArgument(next++);
+      if (arg.kind == ArgKind::Matrix)
+        arg.rowStride = entry.getArgument(next++);
+    }
+    args.push_back(arg);
+  }
+}
+
+void RowKernelLowering::buildPreamble() {
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  Type i32 = b.getI32Type();
+  tid = NVVM::ThreadIdXOp::create(b, loc, i32);
+  Value cta = NVVM::BlockIdXOp::create(b, loc, i32);
+  tidInRow = arith::AndIOp::create(b, loc, tid,
+                                   constI32(config.threadsPerRow - 1));
+  rowInCta = arith::ShRUIOp::create(
+      b, loc, tid, constI32(llvm::Log2_64(config.threadsPerRow)));
+  Value cta64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), cta);
+  Value first = arith::MulIOp::create(b, loc, cta64,
+                                      constI64(config.rowsPerCta));
+  Value inCta64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), rowInCta);
+  row = arith::AddIOp::create(b, loc, first, inCta64);
+  rowValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
+                                   numRows);
+}
+
+LogicalResult RowKernelLowering::allocateSharedMemory() {
+  // One exchange slot per reduction that spans several warps, so that no
+  // reduction ever overwrites a slot another thread may still read.
+  int64_t warpsPerRow = config.threadsPerRow / kWarpSize;
+  if (warpsPerRow <= 1)
+    return success();
+  int64_t slots = 0;
+  kernel.walk([&](ReduceOp) { ++slots; });
+  if (slots == 0)
+    return success();
+  sharedBytes = slots * config.rowsPerCta * warpsPerRow * 4;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(gpuModule.getBody());
+  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), sharedBytes);
+  sharedGlobal = LLVM::GlobalOp::create(
+      b, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::Internal,
+      ("__quack_smem_" + kernel.getSymName()).str(), Attribute(),
+      /*alignment=*/16, /*addrSpace=*/3);
+  return success();
+}
+
+Value RowKernelLowering::vectorIndex(int64_t k) {
+  Value t = arith::ExtUIOp::create(b, loc, b.getI64Type(), tidInRow);
+  if (k == 0)
+    return t;
+  return arith::AddIOp::create(b, loc, t,
+                               constI64(k * config.threadsPerRow));
+}
+
+Value RowKernelLowering::vectorInBounds(int64_t k) {
+  if ((k + 1) * config.threadsPerRow <= vectorsPerRow)
+    return {};
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                               vectorIndex(k), constI64(vectorsPerRow));
+}
+
+Value RowKernelLowering::andPredicates(Value a, Value c) {
+  if (!a)
+    return c;
+  if (!c)
+    return a;
+  return arith::AndIOp::create(b, loc, a, c);
+}
+
+Value RowKernelLowering::vectorAddress(const LoweredArg &arg, int64_t k) {
+  Type ptrType = arg.pointer.getType();
+  Value offset = arith::MulIOp::create(b, loc, vectorIndex(k),
+                                       constI64(config.vector));
+  if (arg.kind == ArgKind::Matrix) {
+    Value rowOffset = arith::MulIOp::create(b, loc, row, arg.rowStride);
+    offset = arith::AddIOp::create(b, loc, rowOffset, offset);
+  }
+  return LLVM::GEPOp::create(b, loc, ptrType, arg.elementType, arg.pointer,
+                             ValueRange{offset});
+}
+
+Value RowKernelLowering::perRowAddress(const LoweredArg &arg) {
+  return LLVM::GEPOp::create(b, loc, arg.pointer.getType(), arg.elementType,
+                             arg.pointer, ValueRange{row});
+}
+
+Value RowKernelLowering::predicatedLoad(Value predicate, Type type,
+                                        Value address, unsigned alignment) {
+  if (!predicate)
+    return LLVM::LoadOp::create(b, loc, type, address, alignment);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, predicate,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value loaded = LLVM::LoadOp::create(b, loc, type, address, alignment);
+    scf::YieldOp::create(b, loc, loaded);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    Value zero = arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(b.getZeroAttr(type)));
+    scf::YieldOp::create(b, loc, zero);
+  }
+  return ifOp.getResult(0);
+}
+
+void RowKernelLowering::predicatedStore(Value predicate, Value value,
+                                        Value address, unsigned alignment) {
+  if (!predicate) {
+    LLVM::StoreOp::create(b, loc, value, address, alignment);
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, predicate,
+                                /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  LLVM::StoreOp::create(b, loc, value, address, alignment);
+}
+
+FailureOr<LoweredArg> RowKernelLowering::argFor(Value memref,
+                                                Operation *user) {
+  auto arg = dyn_cast<BlockArgument>(memref);
+  if (!arg || arg.getOwner()->getParentOp() != kernel.getOperation())
+    return user->emitOpError("operand must be an argument of the kernel");
+  return args[arg.getArgNumber()];
+}
+
+LogicalResult RowKernelLowering::lowerLoad(LoadOp op) {
+  FailureOr<LoweredArg> arg = argFor(op.getSource(), op);
+  if (failed(arg))
+    return failure();
+  unsigned eltBytes =
+      llvm::divideCeil(arg->elementType.getIntOrFloatBitWidth(), 8);
+  if (arg->kind == ArgKind::PerRow) {
+    Value v = predicatedLoad(rowValid, arg->elementType, perRowAddress(*arg),
+                             eltBytes);
+    scalars.map(op.getResult(), v);
+    return success();
+  }
+  VectorType fragType = fragmentType(arg->elementType);
+  unsigned alignment = eltBytes * config.vector;
+  SmallVector<Value> frags;
+  for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
+    Value predicate = vectorInBounds(k);
+    if (arg->kind == ArgKind::Matrix)
+      predicate = andPredicates(rowValid, predicate);
+    frags.push_back(predicatedLoad(predicate, fragType,
+                                   vectorAddress(*arg, k), alignment));
+  }
+  fragments[op.getResult()] = std::move(frags);
+  return success();
+}
+
+LogicalResult RowKernelLowering::lowerStore(StoreOp op) {
+  FailureOr<LoweredArg> arg = argFor(op.getDest(), op);
+  if (failed(arg))
+    return failure();
+  unsigned eltBytes =
+      llvm::divideCeil(arg->elementType.getIntOrFloatBitWidth(), 8);
+  if (arg->kind == ArgKind::PerRow) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        tidInRow, constI32(0));
+    Value value = scalars.lookupOrNull(op.getValue());
+    if (!value)
+      return op.emitOpError("stores a value the lowering has not seen");
+    predicatedStore(andPredicates(rowValid, first), value,
+                    perRowAddress(*arg), eltBytes);
+    return success();
+  }
+  auto it = fragments.find(op.getValue());
+  if (it == fragments.end())
+    return op.emitOpError("stores a row the lowering has not seen");
+  unsigned alignment = eltBytes * config.vector;
+  for (int64_t k = 0; k < config.vectorsPerThread; ++k)
+    predicatedStore(andPredicates(rowValid, vectorInBounds(k)),
+                    it->second[k], vectorAddress(*arg, k), alignment);
+  return success();
+}
+
+Value RowKernelLowering::combine(CombiningKind kind, Value a, Value c) {
+  bool isFloat = isa<FloatType>(a.getType());
+  switch (kind) {
+  case CombiningKind::Add:
+    return isFloat ? Value(arith::AddFOp::create(b, loc, a, c))
+                   : Value(arith::AddIOp::create(b, loc, a, c));
+  case CombiningKind::Max:
+    return isFloat ? Value(arith::MaximumFOp::create(b, loc, a, c))
+                   : Value(arith::MaxSIOp::create(b, loc, a, c));
+  case CombiningKind::Min:
+    return isFloat ? Value(arith::MinimumFOp::create(b, loc, a, c))
+                   : Value(arith::MinSIOp::create(b, loc, a, c));
+  }
+  llvm_unreachable("unknown combining kind");
+}
+
+FailureOr<Value> RowKernelLowering::identity(CombiningKind kind, Type type) {
+  TypedAttr attr;
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+    switch (kind) {
+    case CombiningKind::Add:
+      attr = b.getFloatAttr(type, 0.0);
+      break;
+    case CombiningKind::Max:
+      attr = b.getFloatAttr(type, llvm::APFloat::getInf(sem, true));
+      break;
+    case CombiningKind::Min:
+      attr = b.getFloatAttr(type, llvm::APFloat::getInf(sem, false));
+      break;
+    }
+  } else {
+    unsigned width = type.getIntOrFloatBitWidth();
+    switch (kind) {
+    case CombiningKind::Add:
+      attr = b.getIntegerAttr(type, 0);
+      break;
+    case CombiningKind::Max:
+      attr = b.getIntegerAttr(type, llvm::APInt::getSignedMinValue(width));
+      break;
+    case CombiningKind::Min:
+      attr = b.getIntegerAttr(type, llvm::APInt::getSignedMaxValue(width));
+      break;
+    }
+  }
+  return Value(arith::ConstantOp::create(b, loc, attr));
+}
+
+LogicalResult RowKernelLowering::lowerReduce(ReduceOp op) {
+  auto it = fragments.find(op.getInput());
+  if (it == fragments.end())
+    return op.emitOpError("reduces a row the lowering has not seen");
+  Type elt = op.getResult().getType();
+  if (!elt.isF32() && !elt.isInteger(32))
+    return op.emitOpError("reduces ")
+           << elt << "; the lowering supports f32 and i32 reductions";
+  CombiningKind kind = op.getKind();
+  bool isFloat = isa<FloatType>(elt);
+  vector::CombiningKind vectorKind;
+  switch (kind) {
+  case CombiningKind::Add:
+    vectorKind = vector::CombiningKind::ADD;
+    break;
+  case CombiningKind::Max:
+    vectorKind =
+        isFloat ? vector::CombiningKind::MAXIMUMF : vector::CombiningKind::MAXSI;
+    break;
+  case CombiningKind::Min:
+    vectorKind =
+        isFloat ? vector::CombiningKind::MINIMUMF : vector::CombiningKind::MINSI;
+    break;
+  }
+  FailureOr<Value> ident = identity(kind, elt);
+  if (failed(ident))
+    return failure();
+
+  // 1. Within the thread: each fragment, then the fragments in order.
+  Value acc;
+  for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
+    Value part =
+        vector::ReductionOp::create(b, loc, vectorKind, it->second[k]);
+    if (Value inBounds = vectorInBounds(k))
+      part = arith::SelectOp::create(b, loc, inBounds, part, *ident);
+    acc = acc ? combine(kind, acc, part) : part;
+  }
+
+  // 2. Across the row's lanes of a warp: a butterfly, after which every lane
+  // holds the same bits (each step combines the same two values).
+  Value allLanes = constI32(-1);
+  Value clamp = constI32(kWarpSize - 1);
+  int64_t lanes = std::min<int64_t>(config.threadsPerRow, kWarpSize);
+  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+    Value other = NVVM::ShflOp::create(b, loc, elt, allLanes, acc,
+                                       constI32(offset), clamp,
+                                       NVVM::ShflKind::bfly, UnitAttr());
+    acc = combine(kind, acc, other);
+  }
+
+  // 3. Across the row's warps: lane 0 of each warp writes its partial to
+  // shared memory, a barrier, then every thread combines the partials in
+  // warp order.
+  int64_t warpsPerRow = config.threadsPerRow / kWarpSize;
+  if (warpsPerRow > 1) {
+    int64_t slotBytes = config.rowsPerCta * warpsPerRow * 4;
+    int64_t base = sharedCursor;
+    sharedCursor += slotBytes;
+    Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
+    Value lane = arith::AndIOp::create(b, loc, tid, constI32(kWarpSize - 1));
+    Value warpInRow = arith::ShRUIOp::create(b, loc, tidInRow, constI32(5));
+    Value rowSlot = arith::MulIOp::create(b, loc, rowInCta,
+                                          constI32(warpsPerRow));
+    Value rowBase = arith::AddIOp::create(b, loc, rowSlot,
+                                          constI32(base / 4));
+    Value mine = arith::AddIOp::create(b, loc, rowBase, warpInRow);
+    Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           lane, constI32(0));
+    Value dst = LLVM::GEPOp::create(b, loc, smemPtr, elt, smem,
+                                    ValueRange{mine});
+    predicatedStore(isLeader, acc, dst, 4);
+    gpu::BarrierOp::create(b, loc);
+    acc = Value();
+    for (int64_t w = 0; w < warpsPerRow; ++w) {
+      Value index = arith::AddIOp::create(b, loc, rowBase, constI32(w));
+      Value src = LLVM::GEPOp::create(b, loc, smemPtr, elt, smem,
+                                      ValueRange{index});
+      Value part = LLVM::LoadOp::create(b, loc, elt, src, 4);
+      acc = acc ? combine(kind, acc, part) : part;
+    }
+  }
+  scalars.map(op.getResult(), acc);
+  return success();
+}
+
+LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
+  // Splat constants and broadcasts give the same fragment to every slot.
+  if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+    auto splat = dyn_cast<SplatElementsAttr>(cst.getValue());
+    if (!splat)
+      return op->emitOpError("row constants must be splats");
+    auto fragType = fragmentType(splat.getElementType());
+    Value frag = arith::ConstantOp::create(
+        b, loc, SplatElementsAttr::get(fragType,
+                                       splat.getSplatValue<Attribute>()));
+    fragments[cst.getResult()] =
+        SmallVector<Value>(config.vectorsPerThread, frag);
+    return success();
+  }
+  if (auto bcast = dyn_cast<vector::BroadcastOp>(op)) {
+    Value source = scalars.lookupOrNull(bcast.getSource());
+    if (!source)
+      return op->emitOpError("broadcasts a value that is not a per-row "
+                             "scalar");
+    Value frag = vector::BroadcastOp::create(
+        b, loc, fragmentType(source.getType()), source);
+    fragments[bcast.getResult()] =
+        SmallVector<Value>(config.vectorsPerThread, frag);
+    return success();
+  }
+  if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumRegions() != 0 ||
+      op->getNumResults() != 1)
+    return op->emitOpError("cannot be distributed over a row: it is not an "
+                           "elementwise operation");
+  SmallVector<Value> frags;
+  for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      auto it = fragments.find(operand);
+      if (it == fragments.end())
+        return op->emitOpError("mixes a row with a value that is not a row");
+      operands.push_back(it->second[k]);
+    }
+    auto resultType = cast<VectorType>(op->getResult(0).getType());
+    OperationState state(loc, op->getName(), operands,
+                         {fragmentType(resultType.getElementType())},
+                         op->getAttrs());
+    frags.push_back(b.create(state)->getResult(0));
+  }
+  fragments[op->getResult(0)] = std::move(frags);
+  return success();
+}
+
+LogicalResult RowKernelLowering::lowerOp(Operation *op) {
+  if (isa<ReturnOp>(op))
+    return success();
+  if (auto load = dyn_cast<LoadOp>(op))
+    return lowerLoad(load);
+  if (auto store = dyn_cast<StoreOp>(op))
+    return lowerStore(store);
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return lowerReduce(reduce);
+  bool touchesRows =
+      llvm::any_of(op->getOperands(),
+                   [&](Value v) { return isRowValue(v); }) ||
+      llvm::any_of(op->getResults(), [&](Value v) { return isRowValue(v); });
+  if (touchesRows)
+    return lowerElementwise(op);
+  if (op->getNumRegions() != 0)
+    return op->emitOpError("has regions, which row kernels do not support "
+                           "yet");
+  for (Value operand : op->getOperands())
+    if (!scalars.contains(operand))
+      return op->emitOpError("uses a value the lowering has not seen");
+  b.clone(*op, scalars);
+  return success();
+}
+
+LogicalResult RowKernelLowering::run() {
+  if (vectorsPerRow * config.vector != rowLength)
+    return kernel.emitOpError("vector width ")
+           << config.vector << " does not divide N = " << rowLength;
+  if (config.threadsPerRow * config.vectorsPerThread < vectorsPerRow)
+    return kernel.emitOpError("config covers ")
+           << config.threadsPerRow * config.vectorsPerThread * config.vector
+           << " elements of a row of " << rowLength;
+  buildSignature();
+  if (failed(allocateSharedMemory()))
+    return failure();
+  buildPreamble();
+  for (auto [index, arg] : llvm::enumerate(args))
+    if (arg.kind == ArgKind::Scalar)
+      scalars.map(kernel.getBody().getArgument(index), arg.scalar);
+  for (Operation &op : kernel.getBody().front())
+    if (failed(lowerOp(&op)))
+      return failure();
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}
+
+struct ConvertQuackToGPUPass
+    : public mlir::quack::impl::ConvertQuackToGPUBase<ConvertQuackToGPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+    if (kernels.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(module.getContext()));
+    for (KernelOp kernel : kernels) {
+      FailureOr<KernelConfig> config = KernelConfig::fromKernel(kernel);
+      if (failed(config))
+        return signalPassFailure();
+      OpBuilder b(kernel);
+      auto gpuModule = gpu::GPUModuleOp::create(b, kernel.getLoc(),
+                                                kernel.getSymName());
+      RowKernelLowering lowering(kernel, *config, gpuModule);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+      kernel.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,59 @@
+//===- KernelConfig.cpp - the quack.config attribute --------------------===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quack/Dialect/Quack/Transforms/KernelConfig.h"
+#include "quack/Dialect/Quack/IR/QuackOps.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::quack;
+
+DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
+  Builder b(context);
+  SmallVector<NamedAttribute> entries = {
+      b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
+      b.getNamedAttr("rows_per_cta", b.getI64IntegerAttr(rowsPerCta)),
+      b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(threadsPerRow)),
+      b.getNamedAttr("vector", b.getI64IntegerAttr(vector)),
+      b.getNamedAttr("vectors_per_thread",
+                     b.getI64IntegerAttr(vectorsPerThread)),
+  };
+  return b.getDictionaryAttr(entries);
+}
+
+FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
+  auto dict = kernel->getAttrOfType<DictionaryAttr>(kConfigAttrName);
+  if (!dict)
+    return kernel.emitOpError("has no '")
+           << kConfigAttrName << "'; run quack-select-config first";
+  KernelConfig config;
+  auto read = [&](StringRef key, int64_t &field) -> LogicalResult {
+    auto value = dict.getAs<IntegerAttr>(key);
+    if (!value || value.getInt() <= 0)
+      return kernel.emitOpError("'")
+             << kConfigAttrName << "' needs a positive integer '" << key
+             << "'";
+    field = value.getInt();
+    return success();
+  };
+  if (failed(read("vector", config.vector)) ||
+      failed(read("threads_per_row", config.threadsPerRow)) ||
+      failed(read("vectors_per_thread", config.vectorsPerThread)) ||
+      failed(read("rows_per_cta", config.rowsPerCta)) ||
+      failed(read("alignment", config.alignment)))
+    return failure();
+  if (!llvm::isPowerOf2_64(config.threadsPerRow) ||
+      !llvm::isPowerOf2_64(config.vector))
+    return kernel.emitOpError("'")
+           << kConfigAttrName
+           << "' needs power-of-two 'threads_per_row' and 'vector'";
+  if (config.ctaThreads() > kMaxCtaThreads)
+    return kernel.emitOpError("'")
+           << kConfigAttrName << "' asks for " << config.ctaThreads()
+           << " threads per CTA; at most " << kMaxCtaThreads;
+  return config;
+}

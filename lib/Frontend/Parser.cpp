@@ -1,0 +1,413 @@
+//===- Parser.cpp - lexer and parser for .qk descriptions -------------------===//
+//
+// Part of the quack project.
+//
+// Grammar:
+//   file     := kernel*
+//   kernel   := 'kernel' IDENT ('<' IDENT (',' IDENT)* '>')?
+//               '(' params? ')' '->' '(' params ')' '{' assign* '}'
+//   params   := param (',' param)*
+//   param    := IDENT ':' IDENT ('[' dim (',' dim)* ']')?
+//   dim      := IDENT | INT
+//   assign   := IDENT '=' expr ';'?
+//   expr     := term (('+' | '-') term)*
+//   term     := unary (('*' | '/') unary)*
+//   unary    := '-' unary | primary
+//   primary  := NUMBER | IDENT | IDENT '(' expr (',' expr)* ')' | '(' expr ')'
+// Comments run from '#' or '//' to the end of the line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quack/Frontend/Frontend.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace quack;
+using namespace quack::qk;
+
+namespace {
+
+enum class Tok {
+  Eof,
+  Error,
+  Ident,
+  Number,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  LBrace,
+  RBrace,
+  Less,
+  Greater,
+  Comma,
+  Colon,
+  Semi,
+  Equal,
+  Arrow,
+  Plus,
+  Minus,
+  Star,
+  Slash
+};
+
+struct Token {
+  Tok kind = Tok::Eof;
+  llvm::StringRef text;
+  llvm::SMLoc loc() const { return llvm::SMLoc::getFromPointer(text.data()); }
+};
+
+class Lexer {
+public:
+  explicit Lexer(llvm::StringRef buffer)
+      : cur(buffer.begin()), end(buffer.end()) {}
+
+  Token next() {
+    skipSpaceAndComments();
+    const char *start = cur;
+    if (cur == end)
+      return make(Tok::Eof, start);
+    char c = *cur++;
+    if (llvm::isAlpha(c) || c == '_') {
+      while (cur != end && (llvm::isAlnum(*cur) || *cur == '_'))
+        ++cur;
+      return make(Tok::Ident, start);
+    }
+    if (llvm::isDigit(c) || (c == '.' && cur != end && llvm::isDigit(*cur))) {
+      while (cur != end && (llvm::isDigit(*cur) || *cur == '.'))
+        ++cur;
+      if (cur != end && (*cur == 'e' || *cur == 'E')) {
+        const char *save = cur++;
+        if (cur != end && (*cur == '+' || *cur == '-'))
+          ++cur;
+        if (cur == end || !llvm::isDigit(*cur))
+          cur = save;
+        while (cur != end && llvm::isDigit(*cur))
+          ++cur;
+      }
+      return make(Tok::Number, start);
+    }
+    switch (c) {
+    case '(':
+      return make(Tok::LParen, start);
+    case ')':
+      return make(Tok::RParen, start);
+    case '[':
+      return make(Tok::LBracket, start);
+    case ']':
+      return make(Tok::RBracket, start);
+    case '{':
+      return make(Tok::LBrace, start);
+    case '}':
+      return make(Tok::RBrace, start);
+    case '<':
+      return make(Tok::Less, start);
+    case '>':
+      return make(Tok::Greater, start);
+    case ',':
+      return make(Tok::Comma, start);
+    case ':':
+      return make(Tok::Colon, start);
+    case ';':
+      return make(Tok::Semi, start);
+    case '=':
+      return make(Tok::Equal, start);
+    case '+':
+      return make(Tok::Plus, start);
+    case '*':
+      return make(Tok::Star, start);
+    case '/':
+      return make(Tok::Slash, start);
+    case '-':
+      if (cur != end && *cur == '>') {
+        ++cur;
+        return make(Tok::Arrow, start);
+      }
+      return make(Tok::Minus, start);
+    default:
+      return make(Tok::Error, start);
+    }
+  }
+
+private:
+  Token make(Tok kind, const char *start) {
+    return Token{kind, llvm::StringRef(start, cur - start)};
+  }
+  void skipSpaceAndComments() {
+    while (cur != end) {
+      if (llvm::isSpace(*cur)) {
+        ++cur;
+      } else if (*cur == '#' ||
+                 (*cur == '/' && cur + 1 != end && cur[1] == '/')) {
+        while (cur != end && *cur != '\n')
+          ++cur;
+      } else {
+        break;
+      }
+    }
+  }
+  const char *cur;
+  const char *end;
+};
+
+class Parser {
+public:
+  Parser(llvm::SourceMgr &sourceMgr, unsigned bufferId,
+         mlir::MLIRContext *context)
+      : sourceMgr(sourceMgr), bufferId(bufferId), context(context),
+        lexer(sourceMgr.getMemoryBuffer(bufferId)->getBuffer()) {
+    tok = lexer.next();
+  }
+
+  std::optional<File> parseFile() {
+    File file;
+    while (tok.kind != Tok::Eof) {
+      auto kernel = parseKernel();
+      if (!kernel)
+        return std::nullopt;
+      file.kernels.push_back(std::move(*kernel));
+    }
+    if (file.kernels.empty()) {
+      error(tok.loc(), "expected 'kernel': the file declares no kernel");
+      return std::nullopt;
+    }
+    return file;
+  }
+
+private:
+  mlir::Location loc(llvm::SMLoc at) {
+    auto [line, col] = sourceMgr.getLineAndColumn(at, bufferId);
+    llvm::StringRef file =
+        sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier();
+    return mlir::FileLineColLoc::get(context, file, line, col);
+  }
+  void error(llvm::SMLoc at, const llvm::Twine &message) {
+    mlir::emitError(loc(at)) << message.str();
+  }
+  std::string describe(const Token &t) {
+    switch (t.kind) {
+    case Tok::Eof:
+      return "end of file";
+    case Tok::Error:
+      return "invalid character '" + t.text.str() + "'";
+    default:
+      return "'" + t.text.str() + "'";
+    }
+  }
+  void consume() { tok = lexer.next(); }
+  bool expect(Tok kind, llvm::StringRef what) {
+    if (tok.kind == kind) {
+      consume();
+      return true;
+    }
+    error(tok.loc(), "expected " + what + ", found " + describe(tok));
+    return false;
+  }
+  bool expectIdent(std::string &out, llvm::SMLoc &at, llvm::StringRef what) {
+    if (tok.kind != Tok::Ident) {
+      error(tok.loc(), "expected " + what + ", found " + describe(tok));
+      return false;
+    }
+    out = tok.text.str();
+    at = tok.loc();
+    consume();
+    return true;
+  }
+
+  std::optional<Kernel> parseKernel() {
+    Kernel kernel;
+    if (tok.kind != Tok::Ident || tok.text != "kernel") {
+      error(tok.loc(), "expected 'kernel', found " + describe(tok));
+      return std::nullopt;
+    }
+    consume();
+    if (!expectIdent(kernel.name, kernel.loc, "a kernel name"))
+      return std::nullopt;
+    if (tok.kind == Tok::Less) {
+      consume();
+      do {
+        GenericParam g;
+        if (!expectIdent(g.name, g.loc, "a compile-time parameter name"))
+          return std::nullopt;
+        kernel.generics.push_back(g);
+      } while (tok.kind == Tok::Comma && (consume(), true));
+      if (!expect(Tok::Greater, "',' or '>'"))
+        return std::nullopt;
+    }
+    if (!expect(Tok::LParen, "'(' before the inputs"))
+      return std::nullopt;
+    if (tok.kind != Tok::RParen && !parseParams(kernel, /*isOutput=*/false))
+      return std::nullopt;
+    if (!expect(Tok::RParen, "',' or ')' after the inputs") ||
+        !expect(Tok::Arrow, "'->' before the outputs") ||
+        !expect(Tok::LParen, "'(' before the outputs") ||
+        !parseParams(kernel, /*isOutput=*/true) ||
+        !expect(Tok::RParen, "',' or ')' after the outputs") ||
+        !expect(Tok::LBrace, "'{' to open the kernel body"))
+      return std::nullopt;
+    while (tok.kind != Tok::RBrace) {
+      if (tok.kind == Tok::Eof) {
+        error(tok.loc(), "expected '}' to close kernel '" + kernel.name +
+                             "', found end of file");
+        return std::nullopt;
+      }
+      Assign assign;
+      if (!expectIdent(assign.target, assign.loc,
+                       "a statement 'name = expression'"))
+        return std::nullopt;
+      if (!expect(Tok::Equal, "'=' after '" + assign.target + "'"))
+        return std::nullopt;
+      assign.value = parseExpr();
+      if (!assign.value)
+        return std::nullopt;
+      if (tok.kind == Tok::Semi)
+        consume();
+      kernel.body.push_back(std::move(assign));
+    }
+    consume();
+    return kernel;
+  }
+
+  bool parseParams(Kernel &kernel, bool isOutput) {
+    do {
+      Param p;
+      p.isOutput = isOutput;
+      if (!expectIdent(p.name, p.loc, "an argument name") ||
+          !expect(Tok::Colon, "':' after '" + p.name + "'") ||
+          !expectIdent(p.type.element, p.type.elementLoc, "an element type"))
+        return false;
+      if (tok.kind == Tok::LBracket) {
+        consume();
+        do {
+          TypeRef::Dim dim;
+          dim.loc = tok.loc();
+          if (tok.kind == Tok::Ident) {
+            dim.name = tok.text.str();
+          } else if (tok.kind == Tok::Number &&
+                     !tok.text.getAsInteger(10, dim.value)) {
+          } else {
+            error(tok.loc(), "expected a dimension (a name or an integer), "
+                             "found " +
+                                 describe(tok));
+            return false;
+          }
+          consume();
+          p.type.shape.push_back(dim);
+        } while (tok.kind == Tok::Comma && (consume(), true));
+        if (!expect(Tok::RBracket, "',' or ']'"))
+          return false;
+      }
+      kernel.params.push_back(std::move(p));
+    } while (tok.kind == Tok::Comma && (consume(), true));
+    return true;
+  }
+
+  std::unique_ptr<Expr> parseExpr() {
+    auto lhs = parseTerm();
+    while (lhs && (tok.kind == Tok::Plus || tok.kind == Tok::Minus)) {
+      auto e = std::make_unique<Expr>(Expr::Kind::Binary, tok.loc());
+      e->op = tok.text[0];
+      consume();
+      auto rhs = parseTerm();
+      if (!rhs)
+        return nullptr;
+      e->operands.push_back(std::move(lhs));
+      e->operands.push_back(std::move(rhs));
+      lhs = std::move(e);
+    }
+    return lhs;
+  }
+
+  std::unique_ptr<Expr> parseTerm() {
+    auto lhs = parseUnary();
+    while (lhs && (tok.kind == Tok::Star || tok.kind == Tok::Slash)) {
+      auto e = std::make_unique<Expr>(Expr::Kind::Binary, tok.loc());
+      e->op = tok.text[0];
+      consume();
+      auto rhs = parseUnary();
+      if (!rhs)
+        return nullptr;
+      e->operands.push_back(std::move(lhs));
+      e->operands.push_back(std::move(rhs));
+      lhs = std::move(e);
+    }
+    return lhs;
+  }
+
+  std::unique_ptr<Expr> parseUnary() {
+    if (tok.kind == Tok::Minus) {
+      auto e = std::make_unique<Expr>(Expr::Kind::Unary, tok.loc());
+      e->op = '-';
+      consume();
+      auto operand = parseUnary();
+      if (!operand)
+        return nullptr;
+      e->operands.push_back(std::move(operand));
+      return e;
+    }
+    return parsePrimary();
+  }
+
+  std::unique_ptr<Expr> parsePrimary() {
+    if (tok.kind == Tok::Number) {
+      auto e = std::make_unique<Expr>(Expr::Kind::Number, tok.loc());
+      if (!llvm::to_float(tok.text, e->number)) {
+        error(tok.loc(), "malformed number '" + tok.text.str() + "'");
+        return nullptr;
+      }
+      consume();
+      return e;
+    }
+    if (tok.kind == Tok::LParen) {
+      consume();
+      auto e = parseExpr();
+      if (!e || !expect(Tok::RParen, "')'"))
+        return nullptr;
+      return e;
+    }
+    if (tok.kind == Tok::Ident) {
+      llvm::SMLoc at = tok.loc();
+      std::string name = tok.text.str();
+      consume();
+      if (tok.kind != Tok::LParen) {
+        auto e = std::make_unique<Expr>(Expr::Kind::Name, at);
+        e->name = name;
+        return e;
+      }
+      consume();
+      auto e = std::make_unique<Expr>(Expr::Kind::Call, at);
+      e->name = name;
+      if (tok.kind != Tok::RParen) {
+        do {
+          auto arg = parseExpr();
+          if (!arg)
+            return nullptr;
+          e->operands.push_back(std::move(arg));
+        } while (tok.kind == Tok::Comma && (consume(), true));
+      }
+      if (!expect(Tok::RParen, "',' or ')' to close the call to '" + name +
+                                   "'"))
+        return nullptr;
+      return e;
+    }
+    error(tok.loc(), "expected an expression, found " + describe(tok));
+    return nullptr;
+  }
+
+  llvm::SourceMgr &sourceMgr;
+  unsigned bufferId;
+  mlir::MLIRContext *context;
+  Lexer lexer;
+  Token tok;
+};
+
+} // namespace
+
+std::optional<File> quack::parseKernelFile(llvm::SourceMgr &sourceMgr,
+                                           unsigned bufferId,
+                                           mlir::MLIRContext *context) {
+  return Parser(sourceMgr, bufferId, context).parseFile();
+}

@@ -1,0 +1,356 @@
+//===- quackc.cpp - the quack compiler driver -------------------------------===//
+//
+// Part of the quack project.
+//
+// quackc INPUT [-o OUT] [--emit=STAGE] [--arch=sm_90] [-D NAME=VALUE ...]
+// maps flags onto CompileOptions and writes what the compiler produced. With
+// --bundle=DIR it compiles every kernel of a description for the cartesian
+// product of comma-separated -D values and every alignment class, into a
+// directory with an index.json.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quack/Compiler/Compiler.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace {
+
+cl::OptionCategory category("quackc options");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .qk or .mlir>"),
+                               cl::cat(category));
+cl::opt<std::string> outputFile("o", cl::desc("output file"),
+                                cl::value_desc("file"), cl::cat(category));
+std::string stageHelp() {
+  std::string help = "stop after this stage:";
+  for (StringRef s : quack::stageNames())
+    help += " " + s.str();
+  return help + " (default: cubin, with a .json metadata file beside it)";
+}
+cl::opt<std::string> emit("emit", cl::desc(stageHelp()),
+                          cl::value_desc("stage"), cl::init("cubin"),
+                          cl::cat(category));
+cl::opt<std::string> arch("arch", cl::desc("target architecture"),
+                          cl::init("sm_90"), cl::cat(category));
+cl::list<std::string> defines("D", cl::Prefix,
+                              cl::desc("bind a compile-time parameter "
+                                       "(-D N=4096 -D T=bf16)"),
+                              cl::value_desc("NAME=VALUE"), cl::cat(category));
+cl::opt<std::string> kernelName("kernel",
+                                cl::desc("compile only this kernel"),
+                                cl::cat(category));
+cl::opt<std::string> configFlag(
+    "config",
+    cl::desc("force config knobs: threads=<n>,rows=<n>,vector=<n>,align=<n>"),
+    cl::value_desc("k=v,..."), cl::cat(category));
+cl::opt<bool> printConfig("print-config",
+                          cl::desc("print each kernel's config and why"),
+                          cl::cat(category));
+cl::opt<bool> report("report",
+                     cl::desc("print ptxas' resource report to stderr"),
+                     cl::cat(category));
+cl::opt<std::string> ptxasPath("ptxas", cl::desc("path to ptxas"),
+                               cl::cat(category));
+cl::opt<std::string> bundleDir(
+    "bundle",
+    cl::desc("compile every kernel for all combinations of comma-separated "
+             "-D values and every alignment class into DIR"),
+    cl::value_desc("DIR"), cl::cat(category));
+
+int fail(const Twine &message) {
+  WithColor::error(errs(), "quackc") << message << "\n";
+  return 1;
+}
+
+/// Parses --config into `options`; returns an error message on failure.
+std::string parseConfig(StringRef text, quack::CompileOptions &options) {
+  SmallVector<StringRef> items;
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef item : items) {
+    auto [key, value] = item.split('=');
+    key = key.trim();
+    int64_t number;
+    if (value.trim().getAsInteger(10, number) || number <= 0)
+      return "--config: '" + item.str() +
+             "' needs a positive integer value";
+    if (key == "threads")
+      options.threadsPerRow = number;
+    else if (key == "rows")
+      options.rowsPerCta = number;
+    else if (key == "vector")
+      options.vector = number;
+    else if (key == "align")
+      options.alignment = number;
+    else
+      return "--config: unknown knob '" + key.str() +
+             "'; known: threads, rows, vector, align";
+  }
+  return "";
+}
+
+/// Splits -D flags into NAME -> list of values.
+std::string parseDefines(std::map<std::string, std::vector<std::string>> &out,
+                         bool allowLists) {
+  for (StringRef def : defines) {
+    auto [name, value] = def.split('=');
+    if (name.empty() || !def.contains('=') || value.empty())
+      return "-D" + def.str() + ": expected -D NAME=VALUE";
+    if (out.count(name.str()))
+      return "-D " + name.str() + " is given twice";
+    SmallVector<StringRef> values;
+    value.split(values, ',', -1, /*KeepEmpty=*/false);
+    if (values.size() != 1 && !allowLists)
+      return "-D " + name.str() + "=" + value.str() +
+             ": lists of values need --bundle";
+    for (StringRef v : values)
+      out[name.str()].push_back(v.trim().str());
+  }
+  return "";
+}
+
+bool writeFile(StringRef path, StringRef data, bool binary) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, binary ? sys::fs::OF_None : sys::fs::OF_Text);
+  if (ec) {
+    fail("cannot write '" + path + "': " + ec.message());
+    return false;
+  }
+  os << data;
+  return true;
+}
+
+/// The JSON-ish metadata file path beside a cubin.
+std::string metadataPathFor(StringRef cubinPath) {
+  SmallString<256> path(cubinPath);
+  sys::path::replace_extension(path, "json");
+  return std::string(path);
+}
+
+void printReport(const quack::KernelMetadata &md, raw_ostream &os) {
+  const auto &r = md.resources;
+  os << md.kernel << ": " << r.registers << " registers, " << r.sharedBytes
+     << " B smem, " << r.stackBytes << " B stack, "
+     << r.spillStoreBytes + r.spillLoadBytes << " B spills\n";
+}
+
+int compileOne(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
+               const quack::CompileOptions &options) {
+  mlir::FailureOr<quack::Artifacts> artifacts =
+      quack::compile(sourceMgr, 1, context, options);
+  if (failed(artifacts))
+    return 1;
+  if (printConfig) {
+    for (const quack::KernelMetadata &md : artifacts->kernels)
+      outs() << md.kernel << ": threads_per_row=" << md.threadsPerRow
+             << " rows_per_cta=" << md.rowsPerCta << " vector=" << md.vector
+             << " vectors_per_thread=" << md.vectorsPerThread
+             << " block=" << md.blockThreads << "\n  why: " << md.configReason
+             << "\n";
+    if (outputFile.empty())
+      return 0;
+  }
+  if (options.emit != quack::Stage::Cubin) {
+    if (outputFile.empty() || outputFile == "-") {
+      outs() << artifacts->text;
+      return 0;
+    }
+    return writeFile(outputFile, artifacts->text, false) ? 0 : 1;
+  }
+  std::string out = outputFile;
+  if (out.empty()) {
+    SmallString<128> stem(sys::path::stem(inputFile));
+    out = (stem + ".cubin").str();
+  }
+  if (out == "-")
+    return fail("a cubin cannot be written to stdout; use -o <file>");
+  if (!writeFile(out, artifacts->cubin, true))
+    return 1;
+  for (const quack::KernelMetadata &md : artifacts->kernels) {
+    std::string json = md.toJSON(sys::path::filename(out));
+    if (!writeFile(metadataPathFor(out), json, false))
+      return 1;
+  }
+  if (report) {
+    for (const quack::KernelMetadata &md : artifacts->kernels)
+      printReport(md, errs());
+    if (artifacts->kernels.empty())
+      errs() << artifacts->ptxasLog;
+  }
+  return 0;
+}
+
+int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
+                  quack::CompileOptions base,
+                  const std::map<std::string, std::vector<std::string>> &defs) {
+  if (StringRef(inputFile).ends_with(".mlir"))
+    return fail("--bundle compiles .qk descriptions");
+  if (base.emit != quack::Stage::Cubin)
+    return fail("--bundle writes cubins; it cannot be combined with --emit");
+  std::optional<quack::qk::File> file =
+      quack::parseKernelFile(sourceMgr, 1, &context);
+  if (!file)
+    return 1;
+  if (std::error_code ec = sys::fs::create_directories(bundleDir))
+    return fail("cannot create '" + bundleDir + "': " + ec.message());
+
+  json::Array index;
+  int produced = 0;
+  for (const quack::qk::Kernel &kernel : file->kernels) {
+    if (!kernelName.empty() && kernel.name != kernelName)
+      continue;
+    // The kernel's own parameters, each with its list of values.
+    std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+    for (const auto &g : kernel.generics) {
+      auto it = defs.find(g.name);
+      if (it == defs.end())
+        return fail("kernel '" + kernel.name + "' needs -D " + g.name +
+                    "=<values>");
+      axes.push_back(*it);
+    }
+    std::vector<size_t> pos(axes.size(), 0);
+    while (true) {
+      quack::CompileOptions options = base;
+      options.kernel = kernel.name;
+      std::string tag = kernel.name;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        options.bindings[axes[i].first] = axes[i].second[pos[i]];
+        tag += "__" + axes[i].first + "-" + axes[i].second[pos[i]];
+      }
+      std::set<int64_t> alignments;
+      for (int64_t align : {16, 8, 4, 2, 1}) {
+        options.alignment = align;
+        mlir::FailureOr<quack::Artifacts> artifacts =
+            quack::compile(sourceMgr, 1, context, options);
+        if (failed(artifacts))
+          return 1;
+        const quack::KernelMetadata &md = artifacts->kernels.front();
+        if (!alignments.insert(md.requiredAlignment).second)
+          continue;
+        std::string name = tag + "__a" + std::to_string(md.requiredAlignment);
+        SmallString<256> cubinPath(bundleDir);
+        sys::path::append(cubinPath, name + ".cubin");
+        if (!writeFile(cubinPath, artifacts->cubin, true) ||
+            !writeFile(metadataPathFor(cubinPath), md.toJSON(name + ".cubin"),
+                       false))
+          return 1;
+        json::Object bindings;
+        for (const auto &[k, v] : options.bindings) {
+          int64_t asInt;
+          if (!StringRef(v).getAsInteger(10, asInt))
+            bindings[k] = asInt;
+          else
+            bindings[k] = v;
+        }
+        index.push_back(json::Object{{"kernel", kernel.name},
+                                     {"bindings", std::move(bindings)},
+                                     {"alignment", md.requiredAlignment},
+                                     {"metadata", name + ".json"}});
+        outs() << cubinPath << "  (" << md.resources.registers << " regs, "
+               << md.resources.spillStoreBytes + md.resources.spillLoadBytes
+               << " B spills, block " << md.blockThreads << ", vector "
+               << md.vector << ")\n";
+        ++produced;
+      }
+      // Next combination.
+      size_t i = 0;
+      for (; i < axes.size(); ++i) {
+        if (++pos[i] < axes[i].second.size())
+          break;
+        pos[i] = 0;
+      }
+      if (i == axes.size())
+        break;
+    }
+  }
+  SmallString<256> indexPath(bundleDir);
+  sys::path::append(indexPath, "index.json");
+  std::string text;
+  raw_string_ostream os(text);
+  os << formatv("{0:2}", json::Value(json::Object{{"schema", 1},
+                                                  {"arch", base.arch},
+                                                  {"compiler",
+                                                   quack::kCompilerVersion},
+                                                  {"kernels",
+                                                   std::move(index)}}))
+     << "\n";
+  if (!writeFile(indexPath, text, false))
+    return 1;
+  outs() << "wrote " << produced << " kernel variants and " << indexPath
+         << "\n";
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  std::string parseErrors;
+  raw_string_ostream errStream(parseErrors);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "quack compiler: kernel descriptions to Hopper cubins\n\n"
+          "  quackc kernels/rmsnorm.qk -D T=bf16 -D N=4096 -o rms.cubin\n"
+          "  quackc kernels/rmsnorm.qk --bundle=out -D T=bf16,f32 -D "
+          "N=1024,4096\n",
+          &errStream)) {
+    // Re-issue LLVM's option errors in the driver's own format.
+    SmallVector<StringRef> lines;
+    StringRef(parseErrors).split(lines, '\n', -1, false);
+    for (StringRef line : lines) {
+      line.consume_front("quackc: ");
+      line = line.trim();
+      if (!line.empty())
+        WithColor::error(errs(), "quackc") << line << "\n";
+    }
+    return 1;
+  }
+  if (inputFile.empty())
+    return fail("no input file; usage: quackc INPUT [-o OUT] [--emit=STAGE]");
+
+  quack::CompileOptions options;
+  std::optional<quack::Stage> stage = quack::parseStage(emit);
+  if (!stage) {
+    std::string names;
+    for (StringRef s : quack::stageNames())
+      names += (names.empty() ? "" : ", ") + s.str();
+    return fail("unknown stage '" + emit + "' for --emit; expected one of " +
+                names);
+  }
+  options.emit = *stage;
+  options.arch = arch;
+  options.kernel = kernelName;
+  options.ptxas = ptxasPath;
+  if (std::string msg = parseConfig(configFlag, options); !msg.empty())
+    return fail(msg);
+  std::map<std::string, std::vector<std::string>> defs;
+  if (std::string msg = parseDefines(defs, !bundleDir.empty()); !msg.empty())
+    return fail(msg);
+  for (const auto &[k, v] : defs)
+    options.bindings[k] = v.front();
+
+  auto buffer = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
+  if (!buffer)
+    return fail("cannot read '" + inputFile +
+                "': " + buffer.getError().message());
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
+  std::unique_ptr<mlir::MLIRContext> context = quack::createContext();
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, context.get());
+
+  if (!bundleDir.empty())
+    return compileBundle(sourceMgr, *context, options, defs);
+  return compileOne(sourceMgr, *context, options);
+}
