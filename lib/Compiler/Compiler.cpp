@@ -26,6 +26,9 @@ std::unique_ptr<MLIRContext> createContext() {
   DialectRegistry registry;
   registerAllDialects(registry);
   auto context = std::make_unique<MLIRContext>(registry);
+  // Diagnostics point at the source; dumping the failing op is for
+  // compiler developers (quack-opt --mlir-print-op-on-diagnostic).
+  context->printOpOnDiagnostic(false);
   context->loadAllAvailableDialects();
   return context;
 }

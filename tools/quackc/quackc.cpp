@@ -69,6 +69,12 @@ cl::opt<std::string> bundleDir(
              "-D values and every alignment class into DIR"),
     cl::value_desc("DIR"), cl::cat(category));
 
+cl::list<int64_t> bundleAlignments(
+    "alignments", cl::CommaSeparated,
+    cl::desc("with --bundle: the alignment classes to compile, in bytes "
+             "(default 16,8,4,2,1)"),
+    cl::cat(category));
+
 int fail(const Twine &message) {
   WithColor::error(errs(), "quackc") << message << "\n";
   return 1;
@@ -229,7 +235,11 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
         tag += "__" + axes[i].first + "-" + axes[i].second[pos[i]];
       }
       std::set<int64_t> alignments;
-      for (int64_t align : {16, 8, 4, 2, 1}) {
+      std::vector<int64_t> aligns(bundleAlignments.begin(),
+                                  bundleAlignments.end());
+      if (aligns.empty())
+        aligns = {16, 8, 4, 2, 1};
+      for (int64_t align : aligns) {
         options.alignment = align;
         mlir::FailureOr<quack::Artifacts> artifacts =
             quack::compile(sourceMgr, 1, context, options);

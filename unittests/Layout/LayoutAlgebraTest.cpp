@@ -432,3 +432,57 @@ TEST(Swizzle, ParseAndErrors) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Composition, NestedRightOperandKeepsItsStructure) {
+  // B = ((2,2),4):((1,8),2) picks 2x2 sub-blocks of a 4x4 row-major matrix.
+  Layout a = L("(4,4):(4,1)");
+  Result<Layout> r = composition(a, L("((2,2),4):((1,8),2)"));
+  ASSERT_TRUE(r.ok()) << r.error();
+  // Each leaf of B becomes a mode of the same size; the leaf 4:2 walks two
+  // rows of two elements, so it refines into (2,2).
+  EXPECT_EQ(S(r), "((2,2),(2,2)):((4,2),(8,1))");
+  for (int64_t i = 0; i < 16; ++i)
+    EXPECT_EQ((*r)(i), a(L("((2,2),4):((1,8),2)")(i)));
+}
+
+TEST(WithShape, ReshapesTheDomain) {
+  EXPECT_EQ(S(withShape(L("24:2"), parseIntTuple("(4,(2,3))").value())),
+            "(4,(2,3)):(2,(8,16))");
+  EXPECT_EQ(S(withShape(L("(4,6):(6,1)"), parseIntTuple("(2,12)").value())),
+            "(2,(2,6)):(6,(12,1))");
+  EXPECT_FALSE(
+      withShape(L("(4,6):(6,1)"), parseIntTuple("(3,8)").value()).ok());
+}
+
+TEST(TiledDivide, Rank3WithAPartialTiler) {
+  // A 8x6x2 column-major tensor tiled by <4:1, 3:1>; mode 2 is untouched.
+  Layout a = Layout::columnMajor(parseIntTuple("(8,6,2)").value());
+  Result<Layout> r = tiledDivide(a, Tiler{L("4:1"), L("3:1")});
+  EXPECT_EQ(S(r), "((4,3),2,2,2):((1,8),4,24,48)");
+  // Tile (1, 1) of the first batch starts at row 4, column 3.
+  EXPECT_EQ(*r->evaluate(parseIntTuple("(0,1,1,0)").value()), 4 + 8 * 3);
+}
+
+TEST(LogicalProduct, PropertiesOnRandomLayouts) {
+  Rng rng(77);
+  int checked = 0;
+  for (int iter = 0; iter < 1000; ++iter) {
+    Layout a = randomLayout(rng, 3), b = randomLayout(rng, 2);
+    if (!isInjective(a) || !isInjective(b))
+      continue;
+    Result<Layout> p = logicalProduct(a, b);
+    if (!p)
+      continue;
+    ++checked;
+    EXPECT_EQ(p->mode(0), a);
+    EXPECT_EQ(p->size(), a.size() * b.size());
+    // Each repetition of A is a translate of A, and they never overlap.
+    EXPECT_TRUE(isInjective(*p))
+        << a.str() << " x " << b.str() << " = " << p->str();
+  }
+  EXPECT_GT(checked, 100);
+}
+
+} // namespace

@@ -200,3 +200,31 @@ TEST(Filter, DropsStrideZeroAndUnitModes) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Layout, ParseNeverCrashesOnGarbage) {
+  // Random texts over the layout alphabet: each either parses into a valid
+  // layout that prints back to an equivalent text, or returns an error.
+  const char alphabet[] = "()(),,::0123456789- x";
+  Rng rng(31);
+  int parsed = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::string text;
+    int64_t length = 1 + rng(14);
+    for (int64_t i = 0; i < length; ++i)
+      text += alphabet[rng(sizeof(alphabet) - 1)];
+    Result<Layout> r = parseLayout(text);
+    if (!r) {
+      EXPECT_FALSE(r.error().empty());
+      continue;
+    }
+    ++parsed;
+    Result<Layout> again = parseLayout(r->str());
+    ASSERT_TRUE(again.ok()) << text;
+    EXPECT_EQ(*again, *r) << text;
+  }
+  EXPECT_GT(parsed, 0);
+}
+
+} // namespace

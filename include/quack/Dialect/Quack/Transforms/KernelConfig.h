@@ -45,7 +45,7 @@ inline constexpr llvm::StringLiteral kConfigAttrName = "quack.config";
 /// Largest CTA a row kernel uses.
 inline constexpr int64_t kMaxCtaThreads = 1024;
 /// Most vectors one thread may own on the CTA-level path.
-inline constexpr int64_t kMaxVectorsPerThread = 8;
+inline constexpr int64_t kMaxVectorsPerThread = 16;
 
 } // namespace mlir::quack
 
