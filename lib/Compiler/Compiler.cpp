@@ -198,7 +198,8 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   Artifacts artifacts;
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
   StringRef name = buffer->getBufferIdentifier();
-  Location fileLoc = FileLineColLoc::get(&context, name, 0, 0);
+  // Errors about the whole input (flags, tools) have no source position.
+  Location fileLoc = UnknownLoc::get(&context);
 
   if (!StringRef(options.arch).starts_with("sm_") || options.arch.size() < 5 ||
       !llvm::isDigit(options.arch[3]))

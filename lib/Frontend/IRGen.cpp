@@ -79,7 +79,7 @@ private:
     auto [line, col] = sourceMgr.getLineAndColumn(at, bufferId);
     return FileLineColLoc::get(context, bufferName(), line, col);
   }
-  Location fileLoc() { return FileLineColLoc::get(context, bufferName(), 0, 0); }
+  Location fileLoc() { return UnknownLoc::get(context); }
   StringRef bufferName() {
     return sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier();
   }

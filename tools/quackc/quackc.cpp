@@ -241,10 +241,29 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
         aligns = {16, 8, 4, 2, 1};
       for (int64_t align : aligns) {
         options.alignment = align;
-        mlir::FailureOr<quack::Artifacts> artifacts =
-            quack::compile(sourceMgr, 1, context, options);
-        if (failed(artifacts))
-          return 1;
+        // A narrower alignment class may not fit the CTA-level path (more
+        // vectors per thread than it holds): skip it with a note, since the
+        // wider classes serve every well-aligned tensor.
+        std::string firstError;
+        mlir::FailureOr<quack::Artifacts> artifacts = mlir::failure();
+        {
+          std::optional<mlir::ScopedDiagnosticHandler> capture;
+          if (align != aligns.front())
+            capture.emplace(&context, [&](mlir::Diagnostic &diag) {
+              if (firstError.empty())
+                firstError = diag.str();
+              return mlir::success();
+            });
+          artifacts = quack::compile(sourceMgr, 1, context, options);
+        }
+        if (failed(artifacts)) {
+          if (align == aligns.front())
+            return 1;
+          WithColor::note(errs(), "quackc")
+              << "no " << align << "-byte variant of " << tag << ": "
+              << firstError << "\n";
+          continue;
+        }
         const quack::KernelMetadata &md = artifacts->kernels.front();
         if (!alignments.insert(md.requiredAlignment).second)
           continue;
@@ -359,6 +378,18 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
   std::unique_ptr<mlir::MLIRContext> context = quack::createContext();
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, context.get());
+  // Diagnostics with no source position are about the invocation: report
+  // them as the driver's own. (Handlers run newest first.)
+  context->getDiagEngine().registerHandler(
+      [](mlir::Diagnostic &diag) -> mlir::LogicalResult {
+        if (!isa<mlir::UnknownLoc>(diag.getLocation()))
+          return mlir::failure();
+        auto &os = diag.getSeverity() == mlir::DiagnosticSeverity::Error
+                       ? WithColor::error(errs(), "quackc")
+                       : WithColor::note(errs(), "quackc");
+        os << diag.str() << "\n";
+        return mlir::success();
+      });
 
   if (!bundleDir.empty())
     return compileBundle(sourceMgr, *context, options, defs);

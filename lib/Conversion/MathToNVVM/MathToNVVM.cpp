@@ -39,10 +39,10 @@ Value expandScalar(OpBuilder &b, Location loc, Operation *op, Value x) {
     return arith::DivFOp::create(b, loc, constant(b, loc, 1.0),
                                  intrinsic(b, loc, "llvm.nvvm.sqrt.rn.f", x));
   if (isa<math::Exp2Op>(op))
-    return intrinsic(b, loc, "llvm.nvvm.ex2.approx.f", x);
+    return intrinsic(b, loc, "llvm.nvvm.ex2.approx.f32", x);
   if (isa<math::ExpOp>(op))
     return intrinsic(
-        b, loc, "llvm.nvvm.ex2.approx.f",
+        b, loc, "llvm.nvvm.ex2.approx.f32",
         arith::MulFOp::create(b, loc, x, constant(b, loc, kLog2E)));
   if (isa<math::LogOp>(op))
     return arith::MulFOp::create(b, loc,
@@ -50,7 +50,7 @@ Value expandScalar(OpBuilder &b, Location loc, Operation *op, Value x) {
                                  constant(b, loc, kLn2));
   if (isa<math::TanhOp>(op)) {
     Value twoX = arith::MulFOp::create(b, loc, x, constant(b, loc, 2.0 * kLog2E));
-    Value e = intrinsic(b, loc, "llvm.nvvm.ex2.approx.f", twoX);
+    Value e = intrinsic(b, loc, "llvm.nvvm.ex2.approx.f32", twoX);
     Value den = arith::AddFOp::create(b, loc, e, constant(b, loc, 1.0));
     Value frac = arith::DivFOp::create(b, loc, constant(b, loc, 2.0), den);
     return arith::SubFOp::create(b, loc, constant(b, loc, 1.0), frac);

@@ -46,7 +46,7 @@ struct QuackSelectConfigPass
 
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
       return kernel.emitOpError("alignment must be a power of two, got ")
-             << alignment;
+             << alignment.getValue();
     config.alignment = std::min<int64_t>(alignment, 16);
 
     // Vector width: the widest access of at most 16 bytes that the alignment
@@ -56,11 +56,11 @@ struct QuackSelectConfigPass
       if (!llvm::isPowerOf2_64(vector) || n % vector != 0 ||
           vector * bytes > config.alignment)
         return kernel.emitOpError("cannot use vector = ")
-               << vector << ": it must be a power of two dividing N = " << n
+               << vector.getValue() << ": it must be a power of two dividing N = " << n
                << " with vector * " << bytes
                << " bytes within the alignment of " << config.alignment;
       config.vector = vector;
-      why << "vector=" << vector << " (forced); ";
+      why << "vector=" << vector.getValue() << " (forced); ";
     } else {
       config.vector = 1;
       while (config.vector * 2 <= widest && n % (config.vector * 2) == 0)
@@ -76,9 +76,9 @@ struct QuackSelectConfigPass
           threadsPerRow > kMaxCtaThreads)
         return kernel.emitOpError("threads-per-row must be a power of two "
                                   "up to ")
-               << kMaxCtaThreads << ", got " << threadsPerRow;
+               << kMaxCtaThreads << ", got " << threadsPerRow.getValue();
       config.threadsPerRow = threadsPerRow;
-      why << "threads_per_row=" << threadsPerRow << " (forced); ";
+      why << "threads_per_row=" << threadsPerRow.getValue() << " (forced); ";
     } else {
       // About four vectors per thread keeps 32-64 bytes in flight per
       // thread without crowding the register file.
@@ -101,7 +101,7 @@ struct QuackSelectConfigPass
 
     if (rowsPerCta > 0) {
       config.rowsPerCta = rowsPerCta;
-      why << "rows_per_cta=" << rowsPerCta << " (forced)";
+      why << "rows_per_cta=" << rowsPerCta.getValue() << " (forced)";
     } else {
       // Small rows share a CTA of at least 128 threads so that an SM holds
       // enough CTAs' bytes in flight.

@@ -1,0 +1,85 @@
+// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu | FileCheck %s
+
+// A row of 4096 bf16 spread over 128 threads, 4 vectors of 8 each.
+// CHECK-LABEL: gpu.module @rmsnorm
+// The exchange slot of the block-level reduction: 4 warps x 4 bytes.
+// CHECK: llvm.mlir.global internal @__quack_smem_rmsnorm() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
+// The frozen ABI: M, then x (pointer, row stride), w, eps, y (pointer, row
+// stride), rstd.
+// CHECK: gpu.func @rmsnorm(%[[M:.*]]: i64, %[[X:.*]]: !llvm.ptr<1>, %[[XS:.*]]: i64, %[[W:.*]]: !llvm.ptr<1>, %[[EPS:.*]]: f32, %[[Y:.*]]: !llvm.ptr<1>, %[[YS:.*]]: i64, %[[RSTD:.*]]: !llvm.ptr<1>) kernel
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK-SAME: quack.abi = [{kind = "rows", name = "M", type = "i64"}, {dtype = "bf16", kind = "matrix", name = "x", role = "input"}, {kind = "row_stride", name = "x.row_stride", of = "x", type = "i64"}
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[CTA:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// Rows past M are predicated off.
+// CHECK: %[[VALID:.*]] = arith.cmpi slt, %{{.*}}, %[[M]] : i64
+// Each load is a 128-bit vector that carries its alignment; 64-bit offsets
+// use the runtime row stride.
+// CHECK: arith.muli %{{.*}}, %[[XS]] : i64
+// CHECK: scf.if %[[VALID]] -> (vector<8xbf16>)
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
+// CHECK-COUNT-4: vector.reduction <add>
+// The warp butterfly: offsets 16, 8, 4, 2, 1.
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c8_i32
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c4_i32
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c2_i32
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
+// Then lane 0 of each warp publishes its partial, a barrier, and every thread
+// combines the four partials in warp order.
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK: math.rsqrt
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<1>
+// The per-row output is written by the first thread of the row only.
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK: gpu.return
+quack.kernel @rmsnorm(%x: memref<?x4096xbf16, strided<[?, 1]>> {quack.name = "x", quack.role = "input"},
+                      %w: memref<4096xbf16> {quack.name = "w"},
+                      %eps: f32 {quack.name = "eps"},
+                      %y: memref<?x4096xbf16, strided<[?, 1]>> {quack.name = "y", quack.role = "output"},
+                      %rstd: memref<?xf32> {quack.name = "rstd", quack.role = "output"}) {
+  %xr = quack.load %x : memref<?x4096xbf16, strided<[?, 1]>> -> vector<4096xbf16>
+  %xf = arith.extf %xr : vector<4096xbf16> to vector<4096xf32>
+  %sq = arith.mulf %xf, %xf : vector<4096xf32>
+  %s = quack.reduce <add> %sq : vector<4096xf32> -> f32
+  %n = arith.constant 4096.0 : f32
+  %mean = arith.divf %s, %n : f32
+  %a = arith.addf %mean, %eps : f32
+  %r = math.rsqrt %a : f32
+  %wr = quack.load %w : memref<4096xbf16> -> vector<4096xbf16>
+  %wf = arith.extf %wr : vector<4096xbf16> to vector<4096xf32>
+  %rb = vector.broadcast %r : f32 to vector<4096xf32>
+  %t = arith.mulf %xf, %rb : vector<4096xf32>
+  %t2 = arith.mulf %t, %wf : vector<4096xf32>
+  %yo = arith.truncf %t2 : vector<4096xf32> to vector<4096xbf16>
+  quack.store %yo, %y : vector<4096xbf16>, memref<?x4096xbf16, strided<[?, 1]>>
+  quack.store %r, %rstd : f32, memref<?xf32>
+  quack.return
+}
+
+// -----
+
+// N = 7: one element per access, 2 threads per row, 64 rows per CTA. The
+// vectors past N are predicated off and replaced by the identity (-inf for
+// max) before the reduction; the row fits in one warp, so there is no
+// shared memory and no barrier.
+// CHECK-LABEL: gpu.module @rowmax
+// CHECK-NOT: llvm.mlir.global
+// CHECK: gpu.func @rowmax
+// CHECK: arith.cmpi ult, %{{.*}}, %c7_i64 : i64
+// CHECK: vector.reduction <maximumf>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+quack.kernel @rowmax(%x: memref<?x7xf16> {quack.name = "x"},
+                     %m: memref<?xf32> {quack.name = "m", quack.role = "output"}) {
+  %xr = quack.load %x : memref<?x7xf16> -> vector<7xf16>
+  %xf = arith.extf %xr : vector<7xf16> to vector<7xf32>
+  %v = quack.reduce <max> %xf : vector<7xf32> -> f32
+  quack.store %v, %m : f32, memref<?xf32>
+  quack.return
+}

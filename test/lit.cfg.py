@@ -1,0 +1,34 @@
+# -*- Python -*-
+# lit configuration for quack's regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "quack"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".qk", ".test"]
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.quack_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%kernels", os.path.join(config.quack_src_root,
+                                                      "kernels")))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Tests that run ptxas (cubin stage) need it; it is found at configure time.
+if config.quack_have_ptxas:
+    config.available_features.add("ptxas")
+    ptxas_dir = os.path.dirname(config.quack_ptxas)
+    llvm_config.with_environment("PATH", ptxas_dir, append_path=True)
+
+tool_dirs = [config.quack_tools_dir, config.llvm_tools_dir]
+tools = ["quack-opt", "quackc"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
