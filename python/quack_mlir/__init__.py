@@ -1,15 +1,26 @@
 """quack_mlir: PyTorch ops that launch kernels compiled by quackc.
 
-Kernels come from an ahead-of-time bundle directory (`quackc --bundle DIR`),
-chosen by $QUACK_MLIR_BUNDLE or `set_bundle(path)`, and are launched through
-libquack_runtime.so (found through $QUACK_MLIR_RUNTIME_LIB, beside this
-package, or in $QUACK_MLIR_BUILD_DIR/lib).
+Ops (forward only, over the last dimension, on the current CUDA stream):
+rmsnorm, softmax, layer_norm. Each is registered with torch.library
+(quack_mlir::rmsnorm_fwd, softmax_fwd, layernorm_fwd) for torch.compile,
+and called directly, past the dispatcher, in eager mode.
+
+Kernels come from ahead-of-time bundles (`quackc KERNEL.qk --bundle=DIR`),
+found through $QUACK_MLIR_BUNDLE or `set_bundle(path)`: a bundle directory
+(it holds index.json), a bundle root (a directory whose subdirectories are
+bundle directories, e.g. one per .qk file), or several of either joined with
+os.pathsep. They are launched through libquack_runtime.so (found through
+$QUACK_MLIR_RUNTIME_LIB, beside this package, or in
+$QUACK_MLIR_BUILD_DIR/lib).
 """
 
 from ._kernels import get_bundle, set_bundle
 from ._runtime import KernelError, RuntimeLibraryError
 from .bundle import BundleError, KernelNotFoundError
+from .layernorm import layer_norm
 from .rmsnorm import rmsnorm
+from .softmax import softmax
 
-__all__ = ["rmsnorm", "set_bundle", "get_bundle", "BundleError",
-           "KernelNotFoundError", "KernelError", "RuntimeLibraryError"]
+__all__ = ["rmsnorm", "softmax", "layer_norm", "set_bundle", "get_bundle",
+           "BundleError", "KernelNotFoundError", "KernelError",
+           "RuntimeLibraryError"]

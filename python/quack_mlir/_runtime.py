@@ -81,6 +81,7 @@ def find_library():
 
 
 _lib = None
+_raw_launch = None
 _lib_lock = threading.Lock()
 
 
@@ -135,8 +136,24 @@ def load_library():
             raise RuntimeLibraryError(
                 f"{path} has C API version {lib.quack_rt_api_version()}, "
                 "this package needs version 1")
+        # quack_rt_kernel_launch once more, from a second handle of the same
+        # library, without argtypes: the hot path passes ready ctypes objects
+        # and skips the per-argument conversion (about half the call's cost).
+        global _raw_launch
+        raw = ctypes.CDLL(path).quack_rt_kernel_launch
+        raw.restype = c.c_int
+        _raw_launch = raw
         _lib = lib
         return lib
+
+
+def raw_launch_function():
+    """quack_rt_kernel_launch without argtypes: every argument must be a
+    ctypes object of the declared type (c_void_p handle, c_int64 m, the
+    argument array, a Python int nargs, c_void_p stream, the error buffer,
+    c_size_t length)."""
+    load_library()
+    return _raw_launch
 
 
 def float_arg(value):

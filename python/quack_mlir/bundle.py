@@ -1,15 +1,19 @@
 """Ahead-of-time kernel bundles (docs/abi.md, "Bundle directory").
 
 A bundle directory holds one .cubin and one .json per variant and an
-index.json listing them. This module reads the index and chooses a variant;
-it needs neither torch nor the runtime library.
+index.json listing them (`quackc KERNEL.qk --bundle=DIR`). Kernels are found
+through a *bundle path*: one or more entries separated by os.pathsep, each
+either a bundle directory (it has an index.json) or a bundle root (a
+directory whose immediate subdirectories are bundle directories, e.g. one
+per .qk file). `BundleSet` reads them all and chooses among their variants.
+This module needs neither torch nor the runtime library.
 """
 
 import json
 import os
 
 __all__ = ["BundleError", "KernelNotFoundError", "Variant", "Bundle",
-           "alignment_of"]
+           "BundleSet", "find_bundle_dirs", "alignment_of"]
 
 
 class BundleError(RuntimeError):
@@ -49,13 +53,19 @@ def alignment_of(*values, cap=256):
 class Variant:
     """One entry of index.json."""
 
-    __slots__ = ("kernel", "bindings", "alignment", "metadata")
+    __slots__ = ("kernel", "bindings", "alignment", "metadata", "directory")
 
-    def __init__(self, kernel, bindings, alignment, metadata):
+    def __init__(self, kernel, bindings, alignment, metadata, directory=""):
         self.kernel = kernel
         self.bindings = bindings
         self.alignment = alignment
         self.metadata = metadata
+        # The bundle directory holding the metadata file.
+        self.directory = directory
+
+    @property
+    def metadata_path(self):
+        return os.path.join(self.directory, self.metadata)
 
     def matches(self, kernel, bindings):
         if self.kernel != kernel or len(self.bindings) != len(bindings):
@@ -85,11 +95,11 @@ class Bundle:
                               "(quackc --bundle writes it)") from None
         except (OSError, ValueError) as e:
             raise BundleError(f"cannot read {index_path}: {e}") from None
-        self.variants = self._parse(index, index_path)
+        self.variants = self._parse(index, index_path, self.path)
         self.arch = index.get("arch")
 
     @staticmethod
-    def _parse(index, where):
+    def _parse(index, where, directory):
         if not isinstance(index, dict):
             raise BundleError(f"{where}: the index must be a JSON object")
         if index.get("schema") != 1:
@@ -121,7 +131,7 @@ class Bundle:
                                   "file name")
             variants.append(Variant(
                 kernel, {k: _binding_text(v) for k, v in bindings.items()},
-                alignment, metadata))
+                alignment, metadata, directory))
         return variants
 
     @classmethod
@@ -130,7 +140,8 @@ class Bundle:
         self = cls.__new__(cls)
         self.path = os.path.abspath(os.fspath(path))
         self.variants = cls._parse(index, os.path.join(self.path,
-                                                       "index.json"))
+                                                       "index.json"),
+                                   self.path)
         self.arch = index.get("arch")
         return self
 
@@ -139,25 +150,122 @@ class Bundle:
         alignment divides `alignment` (the actual pointers' and strides'),
         taking the largest such alignment.
         """
-        matching = [v for v in self.variants if v.matches(kernel, bindings)]
-        usable = [v for v in matching if alignment % v.alignment == 0]
-        if usable:
-            return max(usable, key=lambda v: v.alignment)
-        what = f"{kernel} ({_format_bindings(bindings)}, alignment {alignment})"
-        if matching:
-            have = sorted({v.alignment for v in matching})
-            raise KernelNotFoundError(
-                f"no kernel for {what} in bundle {self.path}: the variants "
-                f"with these bindings need alignment {have} bytes, but the "
-                f"tensors' pointers and row strides are only {alignment}-byte "
-                "aligned")
-        others = sorted({_format_bindings(v.bindings) for v in self.variants
+        return _find(self.variants, self.path, kernel, bindings, alignment)
+
+    def candidates(self, kernel, bindings):
+        """The variants of `kernel` with exactly these bindings, largest
+        alignment first; raises KernelNotFoundError when there is none."""
+        return _candidates(self.variants, self.path, kernel, bindings)
+
+    def metadata_path(self, variant):
+        return variant.metadata_path
+
+
+def _candidates(variants, where, kernel, bindings, alignment=None):
+    matching = [v for v in variants if v.matches(kernel, bindings)]
+    if not matching:
+        what = _format_bindings(bindings)
+        if alignment is not None:
+            what += f", alignment {alignment}"
+        others = sorted({_format_bindings(v.bindings) for v in variants
                          if v.kernel == kernel})
         hint = ("; it has " + "; ".join(others[:12]) +
                 (" ..." if len(others) > 12 else "")) if others else (
                     f"; it has no {kernel} kernels at all")
-        raise KernelNotFoundError(f"no kernel for {what} in bundle "
-                                  f"{self.path}{hint}")
+        raise KernelNotFoundError(
+            f"no kernel for {kernel} ({what}) in bundle {where}{hint}")
+    # Stable: among equal alignments the earlier bundle (and entry) wins.
+    return sorted(matching, key=lambda v: -v.alignment)
+
+
+def _find(variants, where, kernel, bindings, alignment):
+    matching = _candidates(variants, where, kernel, bindings, alignment)
+    for v in matching:
+        if alignment % v.alignment == 0:
+            return v
+    have = sorted({v.alignment for v in matching})
+    raise KernelNotFoundError(
+        f"no kernel for {kernel} ({_format_bindings(bindings)}, alignment "
+        f"{alignment}) in bundle {where}: the variants with these bindings "
+        f"need alignment {have} bytes, but the tensors' pointers and row "
+        f"strides are only {alignment}-byte aligned")
+
+
+def find_bundle_dirs(spec):
+    """The bundle directories named by `spec`: a path, a list of paths, or
+    paths separated by os.pathsep. Each path is a bundle directory (it holds
+    index.json; its bundle subdirectories are taken too) or a bundle root
+    (its immediate subdirectories holding index.json are taken, in name
+    order). Raises BundleError for a path that is neither."""
+    if isinstance(spec, (str, bytes, os.PathLike)):
+        spec = os.fspath(spec)
+        if isinstance(spec, bytes):
+            spec = os.fsdecode(spec)
+        entries = [p for p in spec.split(os.pathsep) if p]
+    else:
+        entries = [os.fspath(p) for p in spec]
+    if not entries:
+        raise BundleError("empty kernel bundle path")
+    dirs = []
+    for entry in entries:
+        path = os.path.abspath(entry)
+        if not os.path.isdir(path):
+            raise BundleError(f"kernel bundle directory {path} does not "
+                              "exist")
+        found = []
+        if os.path.isfile(os.path.join(path, "index.json")):
+            found.append(path)
+        try:
+            names = sorted(os.listdir(path))
+        except OSError as e:
+            raise BundleError(f"cannot list {path}: {e}") from None
+        for name in names:
+            sub = os.path.join(path, name)
+            if os.path.isfile(os.path.join(sub, "index.json")):
+                found.append(sub)
+        if not found:
+            raise BundleError(
+                f"{os.path.join(path, 'index.json')} not found: {path} is "
+                "neither a kernel bundle (quackc --bundle writes index.json) "
+                "nor a bundle root (a directory of bundle directories)")
+        for d in found:
+            if d not in dirs:
+                dirs.append(d)
+    return dirs
+
+
+class BundleSet:
+    """Several bundles searched as one: a variant is chosen among all of
+    them (the largest usable alignment; on a tie, the earlier bundle)."""
+
+    def __init__(self, spec):
+        self.bundles = [Bundle(d) for d in find_bundle_dirs(spec)]
+        self._init()
+
+    @classmethod
+    def of(cls, bundles):
+        self = cls.__new__(cls)
+        self.bundles = list(bundles)
+        self._init()
+        return self
+
+    def _init(self):
+        self.paths = [b.path for b in self.bundles]
+        # One bundle: its own path; several: the paths joined as given.
+        self.path = os.pathsep.join(self.paths)
+        self.variants = [v for b in self.bundles for v in b.variants]
+        self.arch = next((b.arch for b in self.bundles if b.arch), None)
+
+    def find(self, kernel, bindings, alignment):
+        """As Bundle.find, over every bundle of the set."""
+        return _find(self.variants, self.path, kernel, bindings, alignment)
+
+    def candidates(self, kernel, bindings):
+        """As Bundle.candidates, over every bundle of the set."""
+        return _candidates(self.variants, self.path, kernel, bindings)
 
     def metadata_path(self, variant):
-        return os.path.join(self.path, variant.metadata)
+        return variant.metadata_path
+
+    def __repr__(self):
+        return f"BundleSet({self.paths!r}, {len(self.variants)} variants)"

@@ -1,0 +1,144 @@
+"""What the torch ops share: input validation with clear errors, output
+allocation and the launch on the current stream of the tensors' device.
+
+Validation is complete but cheap: tensor attributes that cost a C call each
+(dim, dtype, is_cuda, get_device, stride(), is_contiguous) rather than ones
+that build Python objects (x.device, x.device.type, x.stride(i), views),
+which are used only to word an error. Structural checks (types, dtypes,
+shapes, strides) come before device checks, so that they can be exercised on
+CPU tensors.
+"""
+
+torch = None
+Tensor = None
+# torch dtype -> (T binding, element size in bytes).
+DTYPES = None
+_f32 = None
+_get_device = None
+_raw_stream = None
+
+
+def init_torch():
+    """Imports torch (raises ImportError without it) and binds the few
+    torch functions the hot path calls."""
+    global torch, Tensor, DTYPES, _f32, _get_device, _raw_stream
+    if torch is not None:
+        return torch
+    import torch as t
+    DTYPES = {t.bfloat16: ("bf16", 2), t.float16: ("f16", 2),
+              t.float32: ("f32", 4)}
+    _f32 = t.float32
+    Tensor = t.Tensor
+    _get_device = t._C._cuda_getDevice
+    _raw_stream = t._C._cuda_getCurrentRawStream
+    torch = t
+    return t
+
+
+def rows(op, x):
+    """Checks x: [..., N], a supported dtype, last dimension unit-stride,
+    leading dimensions forming evenly spaced rows. Returns (M, N, row stride
+    in elements (0 when M <= 1), (T, element size), contiguous)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: x must be a torch.Tensor, got "
+                        f"{type(x).__name__}")
+    nd = x.dim()
+    if nd == 0:
+        raise ValueError(f"{op}: x must have at least one dimension "
+                         "[..., N], got a 0-d tensor")
+    dt = DTYPES.get(x.dtype)
+    if dt is None:
+        raise TypeError(f"{op}: x has dtype {x.dtype}; supported dtypes "
+                        "are torch.bfloat16, torch.float16 and torch.float32")
+    contiguous = x.is_contiguous()
+    if nd == 2:
+        m, n = x.shape
+        sm, sn = x.stride()
+    elif contiguous:
+        n = x.shape[-1]
+        m = x.numel() // n if n else 0
+        sm, sn = n, 1
+    else:
+        n = x.shape[-1]
+        m = sm = 0
+        sn = x.stride()[-1]
+    if n == 0:
+        raise ValueError(f"{op}: the last dimension of x (N) must be "
+                         f"positive, x has shape {tuple(x.shape)}")
+    if n > 1 and sn != 1:
+        raise ValueError(f"{op}: the last dimension of x must have stride "
+                         f"1, x has strides {tuple(x.stride())}; call "
+                         ".contiguous() first")
+    if nd != 2 and not contiguous:
+        try:
+            x2 = x.view(-1, n)
+        except RuntimeError:
+            raise ValueError(
+                f"{op}: x of shape {tuple(x.shape)} and strides "
+                f"{tuple(x.stride())} cannot be viewed as rows [M, N] "
+                "without a copy; call .contiguous() first") from None
+        m = x2.shape[0]
+        sm = x2.stride()[0]
+    if m <= 1:
+        sm = 0
+    elif sm < n:
+        raise ValueError(f"{op}: the rows of x overlap (row stride {sm} < "
+                         f"N = {n}); pass a tensor whose rows are distinct, "
+                         "e.g. x.contiguous()")
+    return m, n, sm, dt, contiguous
+
+
+def vector(op, name, v, x, n):
+    """Checks a per-column operand v: [N], x's dtype, unit stride."""
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}: {name} must be a torch.Tensor, got "
+                        f"{type(v).__name__}")
+    if v.dtype != x.dtype:
+        raise TypeError(f"{op}: {name} has dtype {v.dtype} but x has "
+                        f"{x.dtype}; they must match")
+    if v.dim() != 1 or v.shape[0] != n:
+        raise ValueError(f"{op}: {name} must have shape [N] = [{n}], got "
+                         f"{list(v.shape)}")
+    if n > 1 and v.stride()[0] != 1:
+        raise ValueError(f"{op}: {name} must be contiguous, it has stride "
+                         f"{v.stride()[0]}")
+
+
+def device(op, x, *named):
+    """Checks that x is on a CUDA device and every (name, tensor) of `named`
+    on the same one; returns the device index."""
+    if not x.is_cuda:
+        raise ValueError(f"{op}: x must be on a CUDA device, it is on "
+                         f"{x.device}")
+    dev = x.get_device()
+    for name, v in named:
+        if v.get_device() != dev or not v.is_cuda:
+            raise ValueError(f"{op}: {name} is on {v.device} but x is on "
+                             f"{x.device}; they must be on the same device")
+    return dev
+
+
+def empty_rows_like(x, contiguous):
+    """A new contiguous tensor of x's shape, dtype and device."""
+    if contiguous:
+        return torch.empty_like(x)
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+def empty_per_row(x, m):
+    """A new f32 tensor [M] on x's device."""
+    return x.new_empty(m, dtype=_f32)
+
+
+def launch(launcher, key, dev, m, args):
+    """Launches on the current stream of device `dev`, making it the
+    current device for the call when it is not."""
+    if dev == _get_device():
+        launcher.launch(key, m, args, _raw_stream(dev))
+    else:
+        with torch.cuda.device(dev):
+            launcher.launch(key, m, args, _raw_stream(dev))
+
+
+def is_compiling():
+    return torch.compiler.is_compiling()

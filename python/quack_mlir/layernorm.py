@@ -1,0 +1,122 @@
+"""LayerNorm forward over the last dimension."""
+
+from . import _ops
+from ._launch import Launcher, float_bits
+from .rmsnorm import check_eps
+
+__all__ = ["layer_norm"]
+
+_OP = "layer_norm"
+# layernorm_fwd(M, x, x.row_stride, w, b, eps, y, y.row_stride, mean, rstd)
+_kernel = Launcher("layernorm_fwd", ("T", "N"))
+
+
+def layer_norm_forward(x, weight, bias, eps):
+    """Returns (y, mean, rstd); the eager path, validating everything."""
+    ops = _ops
+    if ops.torch is None:
+        ops.init_torch()
+    m, n, stride, dt, contiguous = ops.rows(_OP, x)
+    ops.vector(_OP, "weight", weight, x, n)
+    ops.vector(_OP, "bias", bias, x, n)
+    dev = ops.device(_OP, x, ("weight", weight), ("bias", bias))
+    y = ops.empty_rows_like(x, contiguous)
+    mean = ops.empty_per_row(x, m)
+    rstd = ops.empty_per_row(x, m)
+    if m > 0:
+        ops.launch(_kernel, (dt[0], n), dev, m, (
+            x.data_ptr(), stride, weight.data_ptr(), bias.data_ptr(),
+            float_bits(eps), y.data_ptr(), n if m > 1 else 0,
+            mean.data_ptr(), rstd.data_ptr()))
+    return y, mean, rstd
+
+
+def _check_args(x, normalized_shape, weight, bias):
+    if type(normalized_shape) is int:
+        ns = (normalized_shape,)
+    else:
+        try:
+            ns = tuple(normalized_shape)
+        except TypeError:
+            raise TypeError(f"{_OP}: normalized_shape must be an int or a "
+                            "sequence of ints, got "
+                            f"{type(normalized_shape).__name__}") from None
+    if len(ns) != 1:
+        raise ValueError(f"{_OP}: only normalization over the last "
+                         "dimension is supported (normalized_shape of one "
+                         f"element [N]), got normalized_shape={list(ns)}")
+    if isinstance(x, _ops.Tensor) and x.dim() > 0 and (
+            ns[0] != x.shape[-1]):
+        raise ValueError(f"{_OP}: normalized_shape={list(ns)} does not "
+                         f"match the last dimension of x, of shape "
+                         f"{tuple(x.shape)}")
+    for name, v in (("weight", weight), ("bias", bias)):
+        if v is None:
+            raise ValueError(
+                f"{_OP}: {name} is None; this op needs both weight and bias "
+                "for now: pass torch.ones(N) as weight and torch.zeros(N) "
+                "as bias (in x's dtype, on x's device) for the plain "
+                "normalization")
+
+
+_op = None
+
+
+def _get_op():
+    """The torch.library op that torch.compile sees."""
+    global _op
+    if _op is not None:
+        return _op
+    torch = _ops.torch
+
+    @torch.library.custom_op("quack_mlir::layernorm_fwd", mutates_args=())
+    def layernorm_fwd(x: torch.Tensor, weight: torch.Tensor,
+                      bias: torch.Tensor, eps: float
+                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return layer_norm_forward(x, weight, bias, eps)
+
+    @layernorm_fwd.register_fake
+    def _(x, weight, bias, eps):
+        m = x.shape[:-1].numel()
+        return (torch.empty_like(x, memory_format=torch.contiguous_format),
+                x.new_empty((m,), dtype=torch.float32),
+                x.new_empty((m,), dtype=torch.float32))
+
+    _op = layernorm_fwd
+    return _op
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5,
+               return_stats=False):
+    """LayerNorm over the last dimension of `x`, with the signature of
+    torch.nn.functional.layer_norm.
+
+    y = (x - mean) * rstd * weight + bias with mean = mean(x, dim=-1) and
+    rstd = rsqrt(mean((x - mean)^2, dim=-1) + eps), accumulated in f32 and
+    returned in x's dtype and shape (contiguous). With `return_stats`,
+    returns (y, mean, rstd), mean and rstd in f32 of shape [M] where M is the
+    product of x's leading dimensions.
+
+    x: [..., N] on a CUDA device, bf16/f16/f32, last dimension unit-stride
+    (a 2-D view with a wider row stride is used as is). normalized_shape:
+    N or [N] (the last dimension only). weight and bias: [N], x's dtype and
+    device, contiguous; both are required for now (None is an error). Runs
+    on the current CUDA stream.
+    """
+    if _ops.torch is None:
+        _ops.init_torch()
+    _check_args(x, normalized_shape, weight, bias)
+    check_eps(_OP, eps)
+    if _ops.torch.compiler.is_compiling():
+        y, mean, rstd = _get_op()(x, weight, bias, float(eps))
+    else:
+        y, mean, rstd = layer_norm_forward(x, weight, bias, eps)
+    return (y, mean, rstd) if return_stats else y
+
+
+try:
+    _ops.init_torch()
+except ImportError:
+    pass
+else:
+    _get_op()
