@@ -1,0 +1,135 @@
+"""GPU tests of quack_mlir.softmax against a float64 reference.
+
+Needs torch with CUDA and kernel bundles ($QUACK_MLIR_BUNDLE) holding
+softmax_fwd for T in {bf16, f16, f32} and N in {1, 7, 1000, 4096}; without
+either the whole module is skipped with the reason shown (pytest -rs).
+"""
+
+import pytest
+
+from gpu_common import (DTYPES, dtype_id, max_row_err, poison, rel_err,
+                        torch)
+
+import quack_mlir  # noqa: E402
+
+# ||out - ref|| / ||ref||: whole tensor and worst row, by dtype.
+TOL = {torch.bfloat16: 1e-2, torch.float16: 2e-3, torch.float32: 1e-5}
+ROW_TOL = {torch.bfloat16: 2e-2, torch.float16: 4e-3, torch.float32: 2e-5}
+
+
+def reference(x):
+    return torch.softmax(x.double(), dim=-1)
+
+
+def check(x, dim=-1):
+    poison((x.shape, x.dtype))
+    y = quack_mlir.softmax(x, dim=dim)
+    torch.cuda.synchronize()
+    assert y.shape == x.shape and y.dtype == x.dtype
+    assert y.is_contiguous()
+    ref = reference(x)
+    err = rel_err(y, ref)
+    assert err < TOL[x.dtype], f"y relative error {err:.3g}"
+    rerr = max_row_err(y, ref)
+    assert rerr < ROW_TOL[x.dtype], f"worst row relative error {rerr:.3g}"
+    return y
+
+
+@pytest.fixture(autouse=True)
+def _seed(request):
+    torch.manual_seed(hash(request.node.name) & 0xFFFF)
+
+
+def randn(*shape, dtype, scale=4.0):
+    # A spread wide enough that exp() matters, small enough for f16.
+    return (torch.randn(*shape, device="cuda") * scale).to(dtype)
+
+
+@pytest.mark.parametrize("m", [1, 3, 4099])
+@pytest.mark.parametrize("n", [1, 7, 1000, 4096])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_softmax(dtype, n, m):
+    y = check(randn(m, n, dtype=dtype))
+    if n == 1:
+        assert (y.float() - 1).abs().max().item() <= 1e-6
+
+
+# A 16-byte aligned row stride and an odd one (served by a narrower variant).
+@pytest.mark.parametrize("pad", [64, 3])
+@pytest.mark.parametrize("n", [7, 1000, 4096])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_strided_view(dtype, n, pad):
+    big = randn(257, n + pad, dtype=dtype)
+    x = big[:, :n]
+    assert x.stride(0) == n + pad
+    before = big.clone()
+    check(x)
+    assert torch.equal(big, before), "the input was modified"
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_misaligned_pointer(dtype):
+    n = 1000
+    flat = randn(65 * n + 1, dtype=dtype)
+    check(flat[1:].view(65, n))  # offset by one element
+
+
+def test_leading_dims_and_dim_argument():
+    x = randn(4, 5, 6, 1000, dtype=torch.bfloat16)
+    check(x)
+    check(x, dim=3)
+    big = randn(4, 5, 1024, dtype=torch.bfloat16)
+    check(big[1:3, :, :1000])
+
+
+def test_large_values_do_not_overflow():
+    # exp(x) alone would overflow f32; exp(x - max) does not.
+    x = randn(8, 4096, dtype=torch.float32, scale=1.0) + 200.0
+    check(x)
+    x = randn(8, 4096, dtype=torch.float16, scale=1.0) * 1000.0
+    check(x)
+
+
+def test_not_last_dim_is_refused():
+    x = randn(4, 1000, dtype=torch.float32)
+    with pytest.raises(ValueError, match="only the last dimension"):
+        quack_mlir.softmax(x, dim=0)
+
+
+def test_zero_rows():
+    x = torch.empty(0, 4096, dtype=torch.bfloat16, device="cuda")
+    assert quack_mlir.softmax(x).shape == (0, 4096)
+
+
+def test_missing_variant_is_named():
+    x = randn(2, 12345, dtype=torch.bfloat16)
+    with pytest.raises(quack_mlir.KernelNotFoundError,
+                       match=r"softmax_fwd \(N=12345, T=bf16"):
+        quack_mlir.softmax(x)
+
+
+def test_side_stream_and_graph_capture():
+    x = randn(64, 4096, dtype=torch.bfloat16)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y = quack_mlir.softmax(x)  # also loads the module: not captured
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    assert rel_err(y, reference(x)) < TOL[x.dtype]
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        yg = quack_mlir.softmax(x)
+    x.copy_(randn(64, 4096, dtype=torch.bfloat16))
+    g.replay()
+    torch.cuda.synchronize()
+    assert rel_err(yg, reference(x)) < TOL[x.dtype]
+
+
+def test_torch_compile():
+    def f(x):
+        return quack_mlir.softmax(x) * 2
+
+    x = randn(128, 4096, dtype=torch.bfloat16)
+    y = torch.compile(f, fullgraph=True)(x)
+    assert rel_err(y, reference(x) * 2) < TOL[x.dtype]
