@@ -15,16 +15,11 @@ using namespace mlir::quack;
 
 #include "quack/Dialect/Quack/IR/QuackOpsDialect.cpp.inc"
 #include "quack/Dialect/Quack/IR/QuackEnums.cpp.inc"
-#define GET_ATTRDEF_CLASSES
-#include "quack/Dialect/Quack/IR/QuackAttrs.cpp.inc"
 
 void QuackDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "quack/Dialect/Quack/IR/QuackOps.cpp.inc"
       >();
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "quack/Dialect/Quack/IR/QuackAttrs.cpp.inc"
-      >();
+  registerAttributes();
 }

@@ -35,6 +35,11 @@ def Quack_Dialect : Dialect {
     "::mlir::vector::VectorDialect"
   ];
   let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let extraClassDeclaration = [{
+    /// Registers the attributes (defined in QuackAttrs.cpp).
+    void registerAttributes();
+  }];
 }
 
 #endif // QUACK_DIALECT_QUACK_IR_QUACKDIALECT_TD

@@ -16,10 +16,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "quack/Dialect/Quack/IR/QuackEnums.h.inc"
-
-#define GET_ATTRDEF_CLASSES
-#include "quack/Dialect/Quack/IR/QuackAttrs.h.inc"
+#include "quack/Dialect/Quack/IR/QuackAttrs.h"
 
 #define GET_OP_CLASSES
 #include "quack/Dialect/Quack/IR/QuackOps.h.inc"

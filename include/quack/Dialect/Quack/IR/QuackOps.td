@@ -8,7 +8,7 @@
 #define QUACK_DIALECT_QUACK_IR_QUACKOPS_TD
 
 include "quack/Dialect/Quack/IR/QuackDialect.td"
-include "quack/Dialect/Quack/IR/QuackEnums.td"
+include "quack/Dialect/Quack/IR/QuackAttrs.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
@@ -155,5 +155,7 @@ def Quack_ReduceOp : Quack_Op<"reduce", [Pure]> {
       "$kind $input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
 }
+
+include "quack/Dialect/Quack/IR/QuackLayoutOps.td"
 
 #endif // QUACK_DIALECT_QUACK_IR_QUACKOPS_TD
