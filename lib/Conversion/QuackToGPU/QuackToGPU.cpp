@@ -12,6 +12,7 @@
 #include "quack/Conversion/Passes.h"
 #include "quack/Dialect/Quack/IR/QuackOps.h"
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
+#include "quack/Layout/TVLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -114,8 +115,11 @@ private:
   Value constI64(int64_t v) {
     return arith::ConstantIntOp::create(b, loc, v, 64);
   }
-  /// Index of the k-th vector this thread owns within its row (i64).
-  Value vectorIndex(int64_t k);
+  /// Builds the thread-value layout of a CTA's tile with the layout
+  /// algebra and splits its thread mode into row and column parts.
+  LogicalResult buildPartition();
+  /// Column of the first element of the k-th vector this thread owns (i64).
+  Value vectorColumn(int64_t k);
   /// Whether the k-th vector lies inside the row; null when always true.
   Value vectorInBounds(int64_t k);
   Value andPredicates(Value a, Value c);
@@ -143,6 +147,17 @@ private:
   gpu::GPUFuncOp func;
   SmallVector<LoweredArg> args;
   Value numRows, tid, tidInRow, rowInCta, row, rowValid;
+  /// Column of this thread's first element (i64), from the TV layout.
+  Value threadColumn;
+  /// The TV layout of one CTA's tile of rows.
+  std::optional<::quack::layout::RowTVLayout> partition;
+  /// Largest value threadColumn takes over the CTA.
+  int64_t maxThreadColumn = 0;
+  /// Thread-mode leaves of the TV layout: (shape, row part, column part).
+  struct ThreadMode {
+    int64_t shape, rowStride, columnStride;
+  };
+  SmallVector<ThreadMode> threadModes;
   LLVM::GlobalOp sharedGlobal;
   int64_t sharedBytes = 0;
   int64_t sharedCursor = 0;
@@ -220,21 +235,71 @@ void RowKernelLowering::buildSignature() {
   }
 }
 
+LogicalResult RowKernelLowering::buildPartition() {
+  namespace ql = ::quack::layout;
+  ql::RowPartition spec;
+  spec.numCols = rowLength;
+  spec.threadsPerRow = config.threadsPerRow;
+  spec.vecSize = config.vector;
+  spec.rowsPerCta = config.rowsPerCta;
+  ql::Result<ql::RowTVLayout> tv = ql::makeRowTVLayout(spec);
+  if (!tv.ok())
+    return kernel.emitOpError("cannot build the thread-value layout: ")
+           << tv.error();
+  partition = *tv;
+  // Thread mode of tv: thread -> r * tileCols + c. Each leaf's stride splits
+  // into a row part and a column part (the tile is row-major).
+  ql::Layout threads = partition->tv.mode(0);
+  std::vector<int64_t> shapes = threads.getShape().leaves();
+  std::vector<int64_t> strides = threads.getStride().leaves();
+  for (auto [shape, stride] : llvm::zip(shapes, strides)) {
+    ThreadMode mode{shape, stride / partition->tileCols,
+                    stride % partition->tileCols};
+    threadModes.push_back(mode);
+    maxThreadColumn += (shape - 1) * mode.columnStride;
+  }
+  return success();
+}
+
 void RowKernelLowering::buildPreamble() {
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   Type i32 = b.getI32Type();
+  Type i64 = b.getI64Type();
   tid = NVVM::ThreadIdXOp::create(b, loc, i32);
   Value cta = NVVM::BlockIdXOp::create(b, loc, i32);
+  // The reduction exchange groups threads by row.
   tidInRow = arith::AndIOp::create(b, loc, tid,
                                    constI32(config.threadsPerRow - 1));
-  rowInCta = arith::ShRUIOp::create(
-      b, loc, tid, constI32(llvm::Log2_64(config.threadsPerRow)));
-  Value cta64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), cta);
+
+  // Row and column of this thread's first element, from the TV layout's
+  // thread mode: coordinate_i = (tid / prod(shape_<i)) % shape_i.
+  Value tid64 = arith::ExtUIOp::create(b, loc, i64, tid);
+  Value rowPart = constI64(0);
+  threadColumn = constI64(0);
+  int64_t below = 1;
+  for (const ThreadMode &mode : threadModes) {
+    if (mode.shape == 1)
+      continue;
+    Value coord = tid64;
+    if (below != 1)
+      coord = arith::DivUIOp::create(b, loc, coord, constI64(below));
+    coord = arith::RemUIOp::create(b, loc, coord, constI64(mode.shape));
+    below *= mode.shape;
+    if (mode.rowStride)
+      rowPart = arith::AddIOp::create(
+          b, loc, rowPart,
+          arith::MulIOp::create(b, loc, coord, constI64(mode.rowStride)));
+    if (mode.columnStride)
+      threadColumn = arith::AddIOp::create(
+          b, loc, threadColumn,
+          arith::MulIOp::create(b, loc, coord, constI64(mode.columnStride)));
+  }
+  rowInCta = arith::TruncIOp::create(b, loc, i32, rowPart);
+  Value cta64 = arith::ExtUIOp::create(b, loc, i64, cta);
   Value first = arith::MulIOp::create(b, loc, cta64,
                                       constI64(config.rowsPerCta));
-  Value inCta64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), rowInCta);
-  row = arith::AddIOp::create(b, loc, first, inCta64);
+  row = arith::AddIOp::create(b, loc, first, rowPart);
   rowValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
                                    numRows);
 }
@@ -260,19 +325,26 @@ LogicalResult RowKernelLowering::allocateSharedMemory() {
   return success();
 }
 
-Value RowKernelLowering::vectorIndex(int64_t k) {
-  Value t = arith::ExtUIOp::create(b, loc, b.getI64Type(), tidInRow);
-  if (k == 0)
-    return t;
-  return arith::AddIOp::create(b, loc, t,
-                               constI64(k * config.threadsPerRow));
+/// Column offset of value `k * vector` of thread 0: the k-th vector's place
+/// in the row (its row part is zero by construction).
+static int64_t valueColumn(const ::quack::layout::RowTVLayout &tv,
+                           int64_t vector, int64_t k) {
+  return tv(0, k * vector) % tv.tileCols;
+}
+
+Value RowKernelLowering::vectorColumn(int64_t k) {
+  int64_t offset = valueColumn(*partition, config.vector, k);
+  if (offset == 0)
+    return threadColumn;
+  return arith::AddIOp::create(b, loc, threadColumn, constI64(offset));
 }
 
 Value RowKernelLowering::vectorInBounds(int64_t k) {
-  if ((k + 1) * config.threadsPerRow <= vectorsPerRow)
+  int64_t last = valueColumn(*partition, config.vector, k) + maxThreadColumn;
+  if (last + config.vector <= rowLength)
     return {};
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                               vectorIndex(k), constI64(vectorsPerRow));
+                               vectorColumn(k), constI64(rowLength));
 }
 
 Value RowKernelLowering::andPredicates(Value a, Value c) {
@@ -285,8 +357,7 @@ Value RowKernelLowering::andPredicates(Value a, Value c) {
 
 Value RowKernelLowering::vectorAddress(const LoweredArg &arg, int64_t k) {
   Type ptrType = arg.pointer.getType();
-  Value offset = arith::MulIOp::create(b, loc, vectorIndex(k),
-                                       constI64(config.vector));
+  Value offset = vectorColumn(k);
   if (arg.kind == ArgKind::Matrix) {
     Value rowOffset = arith::MulIOp::create(b, loc, row, arg.rowStride);
     offset = arith::AddIOp::create(b, loc, rowOffset, offset);
@@ -607,6 +678,8 @@ LogicalResult RowKernelLowering::run() {
     return kernel.emitOpError("config covers ")
            << config.threadsPerRow * config.vectorsPerThread * config.vector
            << " elements of a row of " << rowLength;
+  if (failed(buildPartition()))
+    return failure();
   buildSignature();
   if (failed(allocateSharedMemory()))
     return failure();
