@@ -4,11 +4,14 @@
 # Usage: scripts/gpu-check.sh BUILD_DIR BUNDLE_DIR [OUT_DIR]
 #
 # On a machine with a Hopper GPU and torch: runs the GPU pytest suite (each
-# test under a timeout) and then the RMSNorm benchmark, writing logs and JSON
-# to OUT_DIR (default ./gpu-check-out). BUILD_DIR holds lib/libquack_runtime.so
-# (or the library itself); BUNDLE_DIR is a kernel bundle (index.json).
-# Environment: PYTHON (default python3), TEST_TIMEOUT seconds per test
-# (default 600), BENCH_ARGS extra benchmark arguments.
+# test under a timeout) and then the forward benchmarks (rmsnorm, softmax,
+# layernorm; python/benchmarks/bench.py), writing logs and JSON to OUT_DIR
+# (default ./gpu-check-out). BUILD_DIR holds lib/libquack_runtime.so (or the
+# library itself); BUNDLE_DIR is a kernel bundle (index.json) or a bundle
+# root (a directory of bundles, e.g. one `quackc X.qk --bundle=ROOT/X` per
+# kernel). Environment: PYTHON (default python3), TEST_TIMEOUT seconds per
+# test (default 600), BENCH_ARGS extra benchmark arguments (e.g.
+# "--ops softmax").
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -33,8 +36,10 @@ if [ -z "$LIB" ]; then
   echo "error: no libquack_runtime.so in $BUILD_DIR or $BUILD_DIR/lib" >&2
   exit 2
 fi
-if [ ! -f "$BUNDLE_DIR/index.json" ]; then
-  echo "error: $BUNDLE_DIR/index.json not found: not a kernel bundle" >&2
+BUNDLES=$(ls -d "$BUNDLE_DIR"/index.json "$BUNDLE_DIR"/*/index.json 2>/dev/null)
+if [ -z "$BUNDLES" ]; then
+  echo "error: no index.json in $BUNDLE_DIR or its subdirectories: neither a" \
+    "kernel bundle nor a bundle root" >&2
   exit 2
 fi
 export QUACK_MLIR_RUNTIME_LIB=$LIB
@@ -47,6 +52,9 @@ export PYTHONUNBUFFERED=1
   echo "host: $(uname -n) $(uname -m)"
   echo "runtime: $LIB"
   echo "bundle: $BUNDLE_DIR"
+  for b in $BUNDLES; do
+    echo "  $(dirname "$b"): $(grep -c '"metadata"' "$b") variants"
+  done
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
   "$PYTHON" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "available", torch.cuda.is_available())' 2>&1
 } | tee "$OUT_DIR/environment.txt"
@@ -70,9 +78,9 @@ TEST_RC=${PIPESTATUS[0]}
 
 echo "== benchmark"
 # shellcheck disable=SC2086
-timeout --signal=KILL 1800 "$PYTHON" "$ROOT/python/benchmarks/bench_rmsnorm.py" \
-  --out "$OUT_DIR/bench_rmsnorm.json" ${BENCH_ARGS:-} 2>"$OUT_DIR/bench.err" |
-  tee "$OUT_DIR/bench_rmsnorm.md"
+timeout --signal=KILL 3600 "$PYTHON" "$ROOT/python/benchmarks/bench.py" \
+  --out "$OUT_DIR/bench.json" ${BENCH_ARGS:-} 2>"$OUT_DIR/bench.err" |
+  tee "$OUT_DIR/bench.md"
 BENCH_RC=${PIPESTATUS[0]}
 
 echo "pytest exit $TEST_RC, benchmark exit $BENCH_RC; logs in $OUT_DIR"
