@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PrintLayout.h"
 #include "quack/Compiler/Compiler.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -68,6 +69,13 @@ cl::opt<std::string> bundleDir(
     cl::desc("compile every kernel for all combinations of comma-separated "
              "-D values and every alignment class into DIR"),
     cl::value_desc("DIR"), cl::cat(category));
+
+cl::opt<std::string> printLayoutFlag(
+    "print-layout",
+    cl::desc("draw a layout and exit: '(4,8):(8,1)', 'Sw<3,3,3> o "
+             "(8,64):(64,1)', 'tv:N=64,threads=8,vec=4,rows=2[,cluster=2]' or "
+             "'tv:<layout>, tile = <layout>'; with -o FILE also writes an SVG"),
+    cl::value_desc("layout"), cl::cat(category));
 
 cl::list<int64_t> bundleAlignments(
     "alignments", cl::CommaSeparated,
@@ -346,6 +354,8 @@ int main(int argc, char **argv) {
     }
     return 1;
   }
+  if (!printLayoutFlag.empty())
+    return quack::printLayoutCommand(printLayoutFlag, outputFile, outs());
   if (inputFile.empty())
     return fail("no input file; usage: quackc INPUT [-o OUT] [--emit=STAGE]");
 

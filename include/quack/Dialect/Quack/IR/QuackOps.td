@@ -23,7 +23,7 @@ class Quack_Op<string mnemonic, list<Trait> traits = []>
 //===----------------------------------------------------------------------===//
 
 def Quack_KernelOp : Quack_Op<"kernel", [
-    FunctionOpInterface, IsolatedFromAbove, OpAsmOpInterface
+    FunctionOpInterface, IsolatedFromAbove
   ]> {
   let summary = "a kernel written for one row of its 2-D arguments";
   let description = [{
@@ -76,8 +76,6 @@ def Quack_KernelOp : Quack_Op<"kernel", [
     ArgRole getArgRole(unsigned index);
     /// The description name of argument `index` (`arg<index>` unless stated).
     std::string getArgName(unsigned index);
-    /// OpAsmOpInterface: the default dialect of the body.
-    static ::llvm::StringRef getDefaultDialect() { return "quack"; }
   }];
 }
 
