@@ -157,9 +157,8 @@ class Launcher:
     def family(self, key):
         fam = self._families.get(key)
         if fam is None:
-            if self._fn is None:
-                from ._runtime import raw_launch_function
-                self._fn = raw_launch_function()
+            from ._runtime import raw_launch_function
+            self._fn = raw_launch_function()
             fam = _Family(self, dict(zip(self.binding_names, key)))
             fam = self._families.setdefault(key, fam)
         return fam

@@ -451,3 +451,66 @@ def test_fake_implementations(torch):
         assert mean.shape == (20,) and rstd.dtype == torch.float32
         y, rstd = torch.ops.quack_mlir.rmsnorm_fwd(x, w, 1e-6)
         assert rstd.shape == (20,)
+
+
+@needs_library
+def test_ops_pass_arguments_in_metadata_order(torch, tmp_path, monkeypatch):
+    """Runs the ops on CPU tensors with the CUDA-only pieces stubbed (is_cuda,
+    current device and stream, the C launch) and checks what reaches the
+    runtime: the variant, M, and every argument in metadata order."""
+    import quack_mlir
+    from quack_mlir import _ops
+    n = 64
+    root = tmp_path / "b"
+    for k in ("rmsnorm_fwd", "softmax_fwd", "layernorm_fwd"):
+        write_bundle(root / k, [(k, t, n, a) for t in ("bf16", "f32")
+                                for a in (2, 4, 16) if t != "f32" or a > 2])
+    quack_mlir.set_bundle(root)
+    calls = []
+
+    def fake_launch(handle, m, arr, nargs, stream, err, err_len):
+        calls.append((handle.value, m.value, list(arr)[:nargs],
+                      stream.value))
+        return 0
+
+    monkeypatch.setattr(torch.Tensor, "is_cuda",
+                        property(lambda self: True), raising=False)
+    monkeypatch.setattr(_ops, "_get_device", lambda: -1)
+    monkeypatch.setattr(_ops, "_raw_stream", lambda dev: 0x5000)
+    rt.load_library()
+    monkeypatch.setattr(rt, "_raw_launch", fake_launch)
+    try:
+        x = torch.randn(3, 5, n, dtype=torch.bfloat16)
+        w = torch.randn(n, dtype=torch.bfloat16)
+        b = torch.randn(n, dtype=torch.bfloat16)
+        eps = rt.float_arg(1e-5)
+
+        y, rstd = quack_mlir.rmsnorm(x, w, 1e-5, return_rstd=True)
+        _, m, args, stream = calls.pop()
+        assert (m, stream) == (15, 0x5000)
+        assert args == [x.data_ptr(), n, w.data_ptr(), eps, y.data_ptr(), n,
+                        rstd.data_ptr()]
+        assert y.shape == x.shape and rstd.shape == (15,)
+
+        xs = torch.randn(7, n + 3, dtype=torch.bfloat16)[:, :n]
+        y = quack_mlir.softmax(xs)
+        _, m, args, _ = calls.pop()
+        assert m == 7
+        assert args == [xs.data_ptr(), n + 3, y.data_ptr(), n]
+        # The variant: 2-byte aligned, as the row stride is 134 bytes.
+        from quack_mlir.softmax import _kernel as sm
+        assert sm.select(("bf16", n), tuple(args)).alignment == 2
+
+        y, mean, rstd = quack_mlir.layer_norm(x[0, :1], n, w, b,
+                                              return_stats=True)
+        _, m, args, _ = calls.pop()
+        assert m == 1
+        assert args == [x.data_ptr(), 0, w.data_ptr(), b.data_ptr(), eps,
+                        y.data_ptr(), 0, mean.data_ptr(), rstd.data_ptr()]
+        assert y.shape == (1, n) and mean.shape == (1,)
+
+        # M = 0 launches nothing.
+        quack_mlir.softmax(torch.empty(0, n))
+        assert not calls
+    finally:
+        quack_mlir.set_bundle(None)
