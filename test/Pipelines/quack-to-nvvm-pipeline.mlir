@@ -7,7 +7,7 @@
 // CHECK-LABEL: gpu.module @softmax
 // CHECK: llvm.func @softmax(%{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64)
 // CHECK-SAME: nvvm.kernel
-// CHECK-SAME: nvvm.maxntid = array<i32: 128, 1, 1>
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
 // CHECK-NOT: __nv_
 // CHECK-NOT: quack.load
 // CHECK-NOT: arith.

@@ -622,6 +622,25 @@ LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
         SmallVector<Value>(config.vectorsPerThread, frag);
     return success();
   }
+  // A row divided by a per-row scalar: one reciprocal per thread, then
+  // multiplies (x / s == x * (1 / s) up to rounding of the reciprocal).
+  if (auto div = dyn_cast<arith::DivFOp>(op)) {
+    auto bcast = div.getRhs().getDefiningOp<vector::BroadcastOp>();
+    Value scalar = bcast ? scalars.lookupOrNull(bcast.getSource()) : Value();
+    auto lhs = fragments.find(div.getLhs());
+    if (scalar && lhs != fragments.end() && isa<FloatType>(scalar.getType())) {
+      Value one = arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(scalar.getType(), 1.0));
+      Value inv = arith::DivFOp::create(b, loc, one, scalar);
+      Value invFrag = vector::BroadcastOp::create(
+          b, loc, fragmentType(scalar.getType()), inv);
+      SmallVector<Value> frags;
+      for (Value frag : lhs->second)
+        frags.push_back(arith::MulFOp::create(b, loc, frag, invFrag));
+      fragments[div.getResult()] = std::move(frags);
+      return success();
+    }
+  }
   if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumRegions() != 0 ||
       op->getNumResults() != 1)
     return op->emitOpError("cannot be distributed over a row: it is not an "

@@ -1,6 +1,6 @@
-// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu | FileCheck %s
+// RUN: quack-opt %s --quack-select-config="threads-per-row=128" --convert-quack-to-gpu | FileCheck %s
 
-// A row of 4096 bf16 spread over 128 threads, 4 vectors of 8 each.
+// A row of 4096 bf16 spread over 128 threads (forced), 4 vectors of 8 each.
 // CHECK-LABEL: gpu.module @rmsnorm
 // The exchange slot of the block-level reduction: 4 warps x 4 bytes.
 // CHECK: llvm.mlir.global internal @__quack_smem_rmsnorm() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
@@ -56,30 +56,5 @@ quack.kernel @rmsnorm(%x: memref<?x4096xbf16, strided<[?, 1]>> {quack.name = "x"
   %yo = arith.truncf %t2 : vector<4096xf32> to vector<4096xbf16>
   quack.store %yo, %y : vector<4096xbf16>, memref<?x4096xbf16, strided<[?, 1]>>
   quack.store %r, %rstd : f32, memref<?xf32>
-  quack.return
-}
-
-// -----
-
-// N = 7: one element per access, 2 threads per row, 64 rows per CTA. The
-// vectors past N are predicated off and replaced by the identity (-inf for
-// max) before the reduction; the row fits in one warp, so there is no
-// shared memory and no barrier.
-// CHECK-LABEL: gpu.module @rowmax
-// CHECK-NOT: llvm.mlir.global
-// CHECK: gpu.func @rowmax
-// CHECK: arith.cmpi ult, %{{.*}}, %c7_i64 : i64
-// CHECK: vector.reduction <maximumf>
-// CHECK: arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
-// CHECK-NOT: nvvm.shfl.sync
-// CHECK-NOT: gpu.barrier
-// CHECK: gpu.return
-quack.kernel @rowmax(%x: memref<?x7xf16> {quack.name = "x"},
-                     %m: memref<?xf32> {quack.name = "m", quack.role = "output"}) {
-  %xr = quack.load %x : memref<?x7xf16> -> vector<7xf16>
-  %xf = arith.extf %xr : vector<7xf16> to vector<7xf32>
-  %v = quack.reduce <max> %xf : vector<7xf32> -> f32
-  quack.store %v, %m : f32, memref<?xf32>
   quack.return
 }

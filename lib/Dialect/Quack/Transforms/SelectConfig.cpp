@@ -80,13 +80,16 @@ struct QuackSelectConfigPass
       config.threadsPerRow = threadsPerRow;
       why << "threads_per_row=" << threadsPerRow.getValue() << " (forced); ";
     } else {
-      // About four vectors per thread keeps 32-64 bytes in flight per
-      // thread without crowding the register file.
-      int64_t wanted = llvm::divideCeil(vectorsPerRow, 4);
+      // Rows of up to 1024 vectors: two vectors per thread, so that more
+      // CTAs (and their loads) are in flight per SM; longer rows: four,
+      // which keeps 32-64 bytes in flight per thread without crowding the
+      // register file. (Measured on the H200: BENCHMARKS.md.)
+      int64_t perThread = vectorsPerRow <= 1024 ? 2 : 4;
+      int64_t wanted = llvm::divideCeil(vectorsPerRow, perThread);
       config.threadsPerRow =
           std::min<int64_t>(llvm::PowerOf2Ceil(wanted), kMaxCtaThreads);
-      why << "threads_per_row=" << config.threadsPerRow << " (~4 of "
-          << vectorsPerRow << " vectors per thread); ";
+      why << "threads_per_row=" << config.threadsPerRow << " (~" << perThread
+          << " of " << vectorsPerRow << " vectors per thread); ";
     }
     config.vectorsPerThread =
         llvm::divideCeil(vectorsPerRow, config.threadsPerRow);
