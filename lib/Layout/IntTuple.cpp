@@ -299,12 +299,16 @@ IntTuple quack::layout::unflatten(const IntTuple &shape,
   return unflattenImpl(shape, leafValues, next);
 }
 
+// The running products use checked arithmetic: the shape may come from a
+// user and be too large (its strides then hold 0 past the overflow, and
+// Layout::get rejects the layout because its size overflows as well).
 IntTuple quack::layout::compactColMajor(const IntTuple &shape, int64_t start) {
   std::vector<int64_t> strides;
+  detail::CheckedMath math;
   int64_t running = start;
   for (int64_t s : shape.leaves()) {
     strides.push_back(running);
-    running *= s;
+    running = math.mul(running, s);
   }
   return unflatten(shape, strides);
 }
@@ -312,10 +316,11 @@ IntTuple quack::layout::compactColMajor(const IntTuple &shape, int64_t start) {
 IntTuple quack::layout::compactRowMajor(const IntTuple &shape, int64_t start) {
   std::vector<int64_t> extents = shape.leaves();
   std::vector<int64_t> strides(extents.size());
+  detail::CheckedMath math;
   int64_t running = start;
   for (size_t i = extents.size(); i-- > 0;) {
     strides[i] = running;
-    running *= extents[i];
+    running = math.mul(running, extents[i]);
   }
   return unflatten(shape, strides);
 }

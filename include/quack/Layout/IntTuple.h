@@ -102,6 +102,9 @@ IntTuple unflatten(const IntTuple &shape,
 IntTuple compactColMajor(const IntTuple &shape, int64_t start = 1);
 /// Row-major compact strides of `shape` (the rightmost leaf has stride 1),
 /// e.g. (2,(3,4)) -> (12,(4,1)).
+/// For both: when the product of the leaves overflows int64_t, the strides
+/// past the overflow are 0 (no undefined behaviour); Layout::get rejects
+/// such a shape.
 IntTuple compactRowMajor(const IntTuple &shape, int64_t start = 1);
 
 /// Converts a linear index into a coordinate of `shape` (CuTe idx2crd). For a
