@@ -32,3 +32,28 @@ tool_dirs = [config.quack_tools_dir, config.llvm_tools_dir]
 tools = ["quack-opt", "quackc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# test/Embedding installs this build and builds examples/ against it with the
+# CMake and generator that configured the build.
+def _cmake_cache(name):
+    path = os.path.join(config.quack_obj_root, "CMakeCache.txt")
+    try:
+        with open(path) as cache:
+            for line in cache:
+                if line.startswith(name + ":"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+_cmake = _cmake_cache("CMAKE_COMMAND")
+if _cmake:
+    config.available_features.add("cmake")
+    # Longest first: lit substitutes in order.
+    config.substitutions.append(
+        ("%cmake_generator", '"%s"' % _cmake_cache("CMAKE_GENERATOR")))
+    config.substitutions.append(
+        ("%cmake_make_program", _cmake_cache("CMAKE_MAKE_PROGRAM")))
+    config.substitutions.append(("%cmake", _cmake))
+config.substitutions.append(("%quack_obj_root", config.quack_obj_root))
+config.substitutions.append(("%quack_src_root", config.quack_src_root))

@@ -14,7 +14,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -339,5 +341,131 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
         md.resources = report;
   return artifacts;
 }
+
+//===----------------------------------------------------------------------===//
+// Embedding: self-contained compiles with structured diagnostics
+//===----------------------------------------------------------------------===//
+
+namespace quack {
+
+llvm::StringRef severityName(Severity severity) {
+  switch (severity) {
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Note:
+    return "note";
+  case Severity::Remark:
+    return "remark";
+  }
+  llvm_unreachable("unknown severity");
+}
+
+std::string Diagnostic::str() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (!file.empty()) {
+    os << file << ":";
+    if (line)
+      os << line << ":" << column << ":";
+    os << " ";
+  }
+  os << severityName(severity) << ": " << message;
+  return text;
+}
+
+static Severity toSeverity(DiagnosticSeverity severity) {
+  switch (severity) {
+  case DiagnosticSeverity::Error:
+    return Severity::Error;
+  case DiagnosticSeverity::Warning:
+    return Severity::Warning;
+  case DiagnosticSeverity::Note:
+    return Severity::Note;
+  case DiagnosticSeverity::Remark:
+    return Severity::Remark;
+  }
+  llvm_unreachable("unknown severity");
+}
+
+/// The record of one MLIR diagnostic, located at the first file position
+/// found inside its location (fused and call-site locations nest them).
+static Diagnostic toRecord(mlir::Diagnostic &diag) {
+  Diagnostic record;
+  record.severity = toSeverity(diag.getSeverity());
+  record.message = diag.str();
+  diag.getLocation()->walk([&](Location loc) {
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc)) {
+      record.file = fileLoc.getFilename().str();
+      record.line = fileLoc.getLine();
+      record.column = fileLoc.getColumn();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return record;
+}
+
+FailureOr<Artifacts> compileSource(llvm::StringRef source,
+                                   llvm::StringRef bufferName,
+                                   const CompileOptions &options,
+                                   const DiagnosticCallback &callback) {
+  std::unique_ptr<MLIRContext> context = createContext();
+  // Consume every diagnostic here, so that nothing reaches the default
+  // handler, which would print to stderr.
+  ScopedDiagnosticHandler handler(
+      context.get(), [&](mlir::Diagnostic &diag) -> LogicalResult {
+        if (!callback)
+          return success();
+        callback(toRecord(diag));
+        for (mlir::Diagnostic &note : diag.getNotes())
+          callback(toRecord(note));
+        return success();
+      });
+  llvm::SourceMgr sourceMgr;
+  unsigned bufferId = sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
+  return compile(sourceMgr, bufferId, *context, options);
+}
+
+FailureOr<Artifacts> compileSource(llvm::StringRef source,
+                                   llvm::StringRef bufferName,
+                                   const CompileOptions &options,
+                                   std::vector<Diagnostic> *diagnostics) {
+  DiagnosticCallback callback;
+  if (diagnostics)
+    callback = [diagnostics](const Diagnostic &diag) {
+      diagnostics->push_back(diag);
+    };
+  return compileSource(source, bufferName, options, callback);
+}
+
+std::string parseConfigOverrides(llvm::StringRef text,
+                                 CompileOptions &options) {
+  SmallVector<StringRef> items;
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef item : items) {
+    auto [key, value] = item.split('=');
+    key = key.trim();
+    int64_t number;
+    if (value.trim().getAsInteger(10, number) || number <= 0)
+      return "config: '" + item.str() + "' needs a positive integer value";
+    if (key == "threads")
+      options.threadsPerRow = number;
+    else if (key == "rows")
+      options.rowsPerCta = number;
+    else if (key == "vector")
+      options.vector = number;
+    else if (key == "align")
+      options.alignment = number;
+    else
+      return "config: unknown knob '" + key.str() +
+             "'; known: threads, rows, vector, align";
+  }
+  return "";
+}
+
+} // namespace quack
 
 } // namespace quack

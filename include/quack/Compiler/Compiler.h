@@ -18,6 +18,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,57 @@ mlir::FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr,
 
 /// Makes a context with every dialect and translation quack needs.
 std::unique_ptr<mlir::MLIRContext> createContext();
+
+//===----------------------------------------------------------------------===//
+// Embedding: self-contained compiles with structured diagnostics
+//===----------------------------------------------------------------------===//
+
+/// How serious a diagnostic is.
+enum class Severity { Error, Warning, Note, Remark };
+
+/// The lower-case name of `severity`: "error", "warning", "note", "remark".
+llvm::StringRef severityName(Severity severity);
+
+/// One diagnostic as a record rather than printed text. A note attached to
+/// an error follows it as its own record.
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  /// The buffer name given to compileSource; empty when the diagnostic is
+  /// about the whole input (flags, tools) and has no source position.
+  std::string file;
+  /// 1-based; 0 when unknown.
+  unsigned line = 0;
+  unsigned column = 0;
+  std::string message;
+
+  /// `file:line:col: error: message`, the way quackc prints it (without the
+  /// source line and caret).
+  std::string str() const;
+};
+
+/// Receives each diagnostic as it is emitted.
+using DiagnosticCallback = std::function<void(const Diagnostic &)>;
+
+/// Compiles `source`, a .qk description unless `bufferName` ends in `.mlir`,
+/// in a context of its own. Nothing is printed: every diagnostic goes to
+/// `callback` (when set). Calls with different arguments may run on several
+/// threads at once; the compiler keeps no global mutable state.
+mlir::FailureOr<Artifacts> compileSource(llvm::StringRef source,
+                                         llvm::StringRef bufferName,
+                                         const CompileOptions &options,
+                                         const DiagnosticCallback &callback);
+
+/// Like the above, appending the diagnostics to `diagnostics` (when not
+/// null).
+mlir::FailureOr<Artifacts>
+compileSource(llvm::StringRef source, llvm::StringRef bufferName,
+              const CompileOptions &options,
+              std::vector<Diagnostic> *diagnostics = nullptr);
+
+/// Parses quackc's `--config=` syntax (`threads=<n>,rows=<n>,vector=<n>,
+/// align=<n>`, any subset) into `options`. Returns an error message, or ""
+/// on success.
+std::string parseConfigOverrides(llvm::StringRef text, CompileOptions &options);
 
 } // namespace quack
 
