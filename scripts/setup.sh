@@ -61,12 +61,7 @@ ninja -C "$BUILD" quackc quack-opt QuackRuntime
 
 echo "== compiling the kernel catalogue into $BUILD/kernels"
 export PATH="$PATH:/usr/local/cuda/bin"
-rm -rf "$BUILD/kernels"
-for qk in "$ROOT"/kernels/*.qk; do
-  name=$(basename "$qk" .qk)
-  "$BUILD/bin/quackc" "$qk" --bundle="$BUILD/kernels/$name" \
-    -D T=bf16,f16,f32 -D N=256,512,1024,2048,4096,8192,16384 | tail -n 1
-done
+"$ROOT/scripts/build-catalogue.sh" "$BUILD/bin/quackc" "$BUILD/kernels"
 echo "== produced"
 for d in "$BUILD"/kernels/*/; do
   printf '  %-40s %3d kernels\n' "$d" "$(ls "$d"/*.cubin | wc -l)"

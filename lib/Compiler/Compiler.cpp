@@ -52,11 +52,9 @@ static LogicalResult runPipeline(
   return pm.run(module);
 }
 
-/// Largest N the CTA-level path supports for the kernel's widest element.
-static int64_t maxRowLengthFor(int64_t widestBytes) {
-  int64_t vector = std::max<int64_t>(1, 16 / widestBytes);
-  return mlir::quack::kMaxVectorsPerThread * mlir::quack::kMaxCtaThreads *
-         vector;
+/// Largest N the CTA-level path supports.
+static int64_t maxRowLengthFor(int64_t) {
+  return mlir::quack::kMaxCtaRowLength;
 }
 
 /// Reads the launch facts convert-quack-to-gpu left on each gpu.func.
@@ -342,6 +340,8 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   return artifacts;
 }
 
+} // namespace quack
+
 //===----------------------------------------------------------------------===//
 // Embedding: self-contained compiles with structured diagnostics
 //===----------------------------------------------------------------------===//
@@ -465,7 +465,5 @@ std::string parseConfigOverrides(llvm::StringRef text,
   }
   return "";
 }
-
-} // namespace quack
 
 } // namespace quack

@@ -2,10 +2,11 @@
 //
 // Part of the quack project.
 //
-// Binds compile-time parameters, type-checks each kernel and builds a
-// `quack.kernel`. Values are either rows (`vector<Nxf32>`) or per-row
-// scalars (`f32`); all arithmetic is f32, inputs are widened on load and
-// outputs narrowed on store.
+// Binds compile-time parameters and flags, type-checks each kernel and
+// builds a `quack.kernel`. Values are rows (`vector<N x K>`) or per-row
+// scalars of three kinds: floats (f32: all float arithmetic is f32, inputs
+// are widened on load and outputs narrowed on store), integers (i64, for
+// indices) and conditions (i1, from comparisons).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,11 +30,28 @@ using namespace ::quack::qk;
 
 namespace {
 
-/// A value of the language: a row of N f32 values or a per-row f32 scalar.
+/// A value of the language: a row (N elements) or a per-row scalar, of one
+/// of three kinds. Floats are f32, integers i64, conditions i1.
 struct RValue {
+  enum class Kind { Float, Int, Bool };
   Value value;
   bool isRow = false;
+  Kind kind = Kind::Float;
 };
+
+using Kind = RValue::Kind;
+
+StringRef kindName(Kind kind) {
+  switch (kind) {
+  case Kind::Float:
+    return "a float";
+  case Kind::Int:
+    return "an integer";
+  case Kind::Bool:
+    return "a condition";
+  }
+  return "";
+}
 
 class IRGen {
 public:
@@ -75,6 +93,10 @@ public:
   }
 
 private:
+  //===--------------------------------------------------------------------===//
+  // Locations and errors
+  //===--------------------------------------------------------------------===//
+
   Location loc(llvm::SMLoc at) {
     auto [line, col] = sourceMgr.getLineAndColumn(at, bufferId);
     return FileLineColLoc::get(context, bufferName(), line, col);
@@ -84,6 +106,51 @@ private:
     return sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier();
   }
   InFlightDiagnostic error(llvm::SMLoc at) { return mlir::emitError(loc(at)); }
+
+  //===--------------------------------------------------------------------===//
+  // Compile-time parameters
+  //===--------------------------------------------------------------------===//
+
+  const GenericParam *generic(const Kernel &kernel, StringRef name) {
+    for (const GenericParam &g : kernel.generics)
+      if (g.name == name)
+        return &g;
+    return nullptr;
+  }
+  bool isGeneric(const Kernel &kernel, StringRef name) {
+    const GenericParam *g = generic(kernel, name);
+    return g && !g->isFlag;
+  }
+
+  /// The value of a compile-time flag.
+  FailureOr<bool> flagValue(const Kernel &kernel, StringRef name,
+                            llvm::SMLoc at) {
+    const GenericParam *g = generic(kernel, name);
+    if (!g || !g->isFlag)
+      return error(at) << "unknown flag '" << name
+                       << "'; declare it as '" << name
+                       << ": bool' among the kernel's parameters";
+    auto it = bindings.find(name.str());
+    if (it == bindings.end())
+      return error(at) << "flag '" << name << "' is not bound; pass -D "
+                       << name << "=true or -D " << name << "=false";
+    StringRef v = it->second;
+    if (v == "true" || v == "1")
+      return true;
+    if (v == "false" || v == "0")
+      return false;
+    return error(at) << "flag '" << name << "' is bound to '" << v
+                     << "'; expected true, false, 1 or 0";
+  }
+
+  FailureOr<bool> holds(const Kernel &kernel, const Condition &cond) {
+    if (cond.flag.empty())
+      return true;
+    FailureOr<bool> value = flagValue(kernel, cond.flag, cond.loc);
+    if (failed(value))
+      return failure();
+    return *value != cond.negated;
+  }
 
   /// The element type named `name` (after substituting bindings).
   FailureOr<Type> elementType(const Kernel &kernel, StringRef name,
@@ -115,11 +182,6 @@ private:
                           "parameter of the kernel";
     }
     return type;
-  }
-
-  bool isGeneric(const Kernel &kernel, StringRef name) {
-    return llvm::any_of(kernel.generics,
-                        [&](const GenericParam &g) { return g.name == name; });
   }
 
   /// The value of a size dimension (not M).
@@ -180,19 +242,36 @@ private:
                            "a per-row vector T[M] or a scalar";
   }
 
+  //===--------------------------------------------------------------------===//
+  // Kernels and statements
+  //===--------------------------------------------------------------------===//
+
   LogicalResult buildKernel(const Kernel &kernel) {
-    // Arguments.
+    for (const GenericParam &g : kernel.generics)
+      if (g.name == "M" || g.name == "col")
+        return error(g.loc) << "'" << g.name
+                            << "' is reserved and cannot be a parameter";
+    // Arguments present under the bindings' flags.
     SmallVector<Type> types;
     SmallVector<Attribute> argAttrs;
+    SmallVector<const Param *> present;
     llvm::StringSet<> seen;
     std::optional<int64_t> n;
+    absent.clear();
     for (const Param &p : kernel.params) {
       if (!seen.insert(p.name).second)
         return error(p.loc) << "argument '" << p.name
                             << "' is declared twice";
-      if (isGeneric(kernel, p.name) || p.name == "M")
+      if (generic(kernel, p.name) || p.name == "M" || p.name == "col")
         return error(p.loc) << "argument '" << p.name
                             << "' has the name of a parameter";
+      FailureOr<bool> on = holds(kernel, p.condition);
+      if (failed(on))
+        return failure();
+      if (!*on) {
+        absent[p.name] = p.condition;
+        continue;
+      }
       FailureOr<Type> type = argType(kernel, p);
       if (failed(type))
         return failure();
@@ -205,12 +284,18 @@ private:
                                 << "has " << *n;
           n = len;
         }
+        if (p.isOutput && memref.getRank() == 1 &&
+            !memref.isDynamicDim(0))
+          return error(p.loc) << "output '" << p.name
+                              << "' is a row vector T[N]; reductions over "
+                                 "rows are not supported yet";
       } else if (p.isOutput) {
         return error(p.loc) << "output '" << p.name
                             << "' is a scalar; outputs are tensors "
                                "(T[M, N] or T[M])";
       }
       types.push_back(*type);
+      present.push_back(&p);
       argAttrs.push_back(b.getDictionaryAttr(
           {b.getNamedAttr(mlir::quack::kRoleAttrName,
                           b.getStringAttr(p.isOutput ? "output" : "input")),
@@ -237,20 +322,40 @@ private:
     params.clear();
     loaded.clear();
     assigned.clear();
-    for (auto [index, p] : llvm::enumerate(kernel.params))
-      params[p.name] = {&p, body->getArgument(index)};
+    for (auto [index, p] : llvm::enumerate(present))
+      params[p->name] = {p, body->getArgument(index)};
 
-    for (const Assign &assign : kernel.body)
-      if (failed(buildAssign(kernel, assign)))
-        return failure();
-    for (const Param &p : kernel.params)
-      if (p.isOutput && !assigned.contains(p.name))
-        return error(p.loc) << "output '" << p.name << "' is never assigned";
+    if (failed(buildStmts(kernel, kernel.body)))
+      return failure();
+    for (const Param *p : present)
+      if (p->isOutput && !assigned.contains(p->name))
+        return error(p->loc) << "output '" << p->name
+                             << "' is never assigned";
     mlir::quack::ReturnOp::create(b, loc(kernel.loc));
     return success();
   }
 
-  LogicalResult buildAssign(const Kernel &kernel, const Assign &assign) {
+  LogicalResult buildStmts(const Kernel &kernel, const std::vector<Stmt> &body) {
+    for (const Stmt &stmt : body) {
+      if (!stmt.condition.flag.empty()) {
+        FailureOr<bool> taken = holds(kernel, stmt.condition);
+        if (failed(taken))
+          return failure();
+        if (failed(buildStmts(kernel, *taken ? stmt.thenBody : stmt.elseBody)))
+          return failure();
+        continue;
+      }
+      if (failed(buildAssign(kernel, stmt)))
+        return failure();
+    }
+    return success();
+  }
+
+  LogicalResult buildAssign(const Kernel &kernel, const Stmt &assign) {
+    if (auto it = absent.find(assign.target); it != absent.end())
+      return error(assign.loc) << "'" << assign.target
+                               << "' is not an argument of this variant: "
+                               << flagNote(it->second);
     FailureOr<RValue> value = buildExpr(*assign.value);
     if (failed(value))
       return failure();
@@ -260,7 +365,8 @@ private:
         return error(assign.loc) << "'" << assign.target
                                  << "' is already defined; names are "
                                     "assigned once";
-      if (isGeneric(kernel, assign.target) || assign.target == "M")
+      if (generic(kernel, assign.target) || assign.target == "M" ||
+          assign.target == "col" || assign.target == "N")
         return error(assign.loc) << "cannot assign to parameter '"
                                  << assign.target << "'";
       names[assign.target] = *value;
@@ -276,46 +382,93 @@ private:
     auto memref = cast<MemRefType>(dest.getType());
     bool wantsRow = !memref.isDynamicDim(memref.getRank() - 1);
     Location at = loc(assign.loc);
-    Value v = value->value;
-    if (wantsRow && !value->isRow)
-      v = vector::BroadcastOp::create(b, at, rowType(), v);
     if (!wantsRow && value->isRow)
       return error(assign.loc)
              << "output '" << p.name
              << "' holds one value per row, but the expression is a whole "
                 "row; reduce it first (sum, mean, max, min)";
-    FailureOr<Value> narrowed = convert(v, memref.getElementType(), at);
-    if (failed(narrowed))
-      return error(assign.loc) << "cannot store to output '" << p.name
-                               << "' of element type "
-                               << memref.getElementType();
-    mlir::quack::StoreOp::create(b, at, *narrowed, dest);
+    Value v = convertTo(*value, memref.getElementType(), at);
+    if (wantsRow && !value->isRow)
+      v = vector::BroadcastOp::create(b, at, rowType(v.getType()), v);
+    mlir::quack::StoreOp::create(b, at, v, dest);
     names[p.name] = *value;
     return success();
   }
 
-  VectorType rowType(Type elt = {}) {
-    return VectorType::get({rowLength}, elt ? elt : b.getF32Type());
+  std::string flagNote(const Condition &cond) {
+    return "it exists only when flag '" + cond.flag + "' is " +
+           (cond.negated ? "false" : "true");
   }
 
-  /// Converts an f32 value (row or scalar) to `elt` (same shape).
-  FailureOr<Value> convert(Value v, Type elt, Location at) {
-    Type from = getElementTypeOrSelf(v.getType());
-    if (from == elt)
-      return v;
-    Type to = elt;
-    if (auto vec = dyn_cast<VectorType>(v.getType()))
-      to = VectorType::get(vec.getShape(), elt);
-    if (isa<FloatType>(from) && isa<FloatType>(elt)) {
-      if (elt.getIntOrFloatBitWidth() < from.getIntOrFloatBitWidth())
-        return Value(arith::TruncFOp::create(b, at, to, v));
-      return Value(arith::ExtFOp::create(b, at, to, v));
+  //===--------------------------------------------------------------------===//
+  // Values
+  //===--------------------------------------------------------------------===//
+
+  VectorType rowType(Type elt) { return VectorType::get({rowLength}, elt); }
+  Type typeOf(Kind kind) {
+    switch (kind) {
+    case Kind::Float:
+      return b.getF32Type();
+    case Kind::Int:
+      return b.getI64Type();
+    case Kind::Bool:
+      return b.getI1Type();
     }
-    if (isa<IntegerType>(from) && isa<FloatType>(elt))
-      return Value(arith::SIToFPOp::create(b, at, to, v));
-    if (isa<FloatType>(from) && isa<IntegerType>(elt))
-      return Value(arith::FPToSIOp::create(b, at, to, v));
-    return failure();
+    return {};
+  }
+  Type shaped(Type elt, bool isRow) { return isRow ? rowType(elt) : elt; }
+
+  /// Converts `v` to element type `elt` (same shape).
+  Value convertTo(RValue v, Type elt, Location at) {
+    Type to = shaped(elt, v.isRow);
+    if (v.value.getType() == to)
+      return v.value;
+    switch (v.kind) {
+    case Kind::Float:
+      if (isa<IntegerType>(elt))
+        return arith::FPToSIOp::create(b, at, to, v.value);
+      if (elt.getIntOrFloatBitWidth() < 32)
+        return arith::TruncFOp::create(b, at, to, v.value);
+      return arith::ExtFOp::create(b, at, to, v.value);
+    case Kind::Int:
+      if (isa<FloatType>(elt))
+        return arith::SIToFPOp::create(b, at, to, v.value);
+      if (elt.getIntOrFloatBitWidth() < 64)
+        return arith::TruncIOp::create(b, at, to, v.value);
+      return v.value;
+    case Kind::Bool:
+      if (isa<FloatType>(elt))
+        return arith::UIToFPOp::create(b, at, to, v.value);
+      return arith::ExtUIOp::create(b, at, to, v.value);
+    }
+    return v.value;
+  }
+
+  /// Widens a loaded value of element type `elt` to the language's kinds.
+  RValue widen(Value v, bool isRow, Location at) {
+    Type elt = getElementTypeOrSelf(v.getType());
+    if (isa<FloatType>(elt)) {
+      if (!elt.isF32())
+        v = arith::ExtFOp::create(b, at, shaped(b.getF32Type(), isRow), v);
+      return {v, isRow, Kind::Float};
+    }
+    if (!elt.isInteger(64))
+      v = arith::ExtSIOp::create(b, at, shaped(b.getI64Type(), isRow), v);
+    return {v, isRow, Kind::Int};
+  }
+
+  RValue toFloat(RValue v, Location at) {
+    if (v.kind == Kind::Float)
+      return v;
+    return {convertTo(v, b.getF32Type(), at), v.isRow, Kind::Float};
+  }
+
+  RValue broadcast(RValue v, Location at) {
+    if (v.isRow)
+      return v;
+    return {vector::BroadcastOp::create(b, at, rowType(v.value.getType()),
+                                        v.value),
+            true, v.kind};
   }
 
   FailureOr<RValue> loadParam(const Param &p, Value arg, llvm::SMLoc at) {
@@ -326,31 +479,55 @@ private:
     RValue result;
     if (auto memref = dyn_cast<MemRefType>(arg.getType())) {
       bool isRow = !memref.isDynamicDim(memref.getRank() - 1);
-      Type raw = isRow ? Type(rowType(memref.getElementType()))
-                       : memref.getElementType();
+      Type raw = shaped(memref.getElementType(), isRow);
       Value v = mlir::quack::LoadOp::create(b, l, raw, arg);
-      FailureOr<Value> wide = convert(v, b.getF32Type(), l);
-      if (failed(wide))
-        return error(at) << "cannot use '" << p.name << "' in f32 arithmetic";
-      result = {*wide, isRow};
+      result = widen(v, isRow, l);
     } else {
-      FailureOr<Value> wide = convert(arg, b.getF32Type(), l);
-      if (failed(wide))
-        return error(at) << "cannot use '" << p.name << "' in f32 arithmetic";
-      result = {*wide, false};
+      result = widen(arg, false, l);
     }
     loaded[p.name] = result;
     return result;
   }
 
-  /// Makes two operands the same shape, broadcasting a scalar to a row.
-  std::pair<Value, Value> unify(RValue lhs, RValue rhs, Location at) {
-    Value l = lhs.value, r = rhs.value;
-    if (lhs.isRow && !rhs.isRow)
-      r = vector::BroadcastOp::create(b, at, rowType(), r);
-    if (!lhs.isRow && rhs.isRow)
-      l = vector::BroadcastOp::create(b, at, rowType(), l);
-    return {l, r};
+  /// Builds the two operands of a binary operation with the same kind and
+  /// shape: an integer literal next to an integer stays an integer, other
+  /// mixes of integers and floats are floats, and a scalar next to a row is
+  /// broadcast.
+  FailureOr<std::pair<RValue, RValue>> buildPair(const Expr &lhsExpr,
+                                                 const Expr &rhsExpr,
+                                                 Location at) {
+    FailureOr<RValue> lhs = buildExpr(lhsExpr);
+    if (failed(lhs))
+      return failure();
+    FailureOr<RValue> rhs = buildExpr(rhsExpr);
+    if (failed(rhs))
+      return failure();
+    auto isIntLiteral = [](const Expr &e) {
+      return e.kind == Expr::Kind::Number && e.isInteger;
+    };
+    if (lhs->kind == Kind::Int && isIntLiteral(rhsExpr))
+      rhs = RValue{intConstant(rhsExpr.number, at), false, Kind::Int};
+    if (rhs->kind == Kind::Int && isIntLiteral(lhsExpr))
+      lhs = RValue{intConstant(lhsExpr.number, at), false, Kind::Int};
+    if (lhs->kind != rhs->kind) {
+      if (lhs->kind == Kind::Bool || rhs->kind == Kind::Bool)
+        return error(lhsExpr.loc)
+               << "cannot combine a condition with "
+               << kindName(lhs->kind == Kind::Bool ? rhs->kind : lhs->kind)
+               << "; use where(condition, a, b)";
+      lhs = toFloat(*lhs, at);
+      rhs = toFloat(*rhs, at);
+    }
+    if (lhs->isRow != rhs->isRow) {
+      lhs = broadcast(*lhs, at);
+      rhs = broadcast(*rhs, at);
+    }
+    return std::make_pair(*lhs, *rhs);
+  }
+
+  Value intConstant(double v, Location at) {
+    return arith::ConstantOp::create(
+        b, at, b.getI64IntegerAttr(static_cast<int64_t>(v)));
   }
 
   FailureOr<RValue> buildExpr(const Expr &e) {
@@ -359,59 +536,152 @@ private:
     case Expr::Kind::Number: {
       Value c = arith::ConstantOp::create(
           b, at, b.getF32FloatAttr(static_cast<float>(e.number)));
-      return RValue{c, false};
+      return RValue{c, false, Kind::Float};
     }
-    case Expr::Kind::Name: {
-      if (auto it = names.find(e.name); it != names.end())
-        return it->second;
-      if (auto it = params.find(e.name); it != params.end()) {
-        if (it->second.first->isOutput)
-          return error(e.loc) << "output '" << e.name
-                              << "' is read before it is assigned";
-        return loadParam(*it->second.first, it->second.second, e.loc);
-      }
-      if (e.name == "N") {
-        Value c = arith::ConstantOp::create(
-            b, at, b.getF32FloatAttr(static_cast<float>(rowLength)));
-        return RValue{c, false};
-      }
-      return error(e.loc) << "unknown name '" << e.name << "'";
-    }
+    case Expr::Kind::Name:
+      return buildName(e);
+    case Expr::Kind::Index:
+      return buildIndex(e);
     case Expr::Kind::Unary: {
       FailureOr<RValue> v = buildExpr(*e.operands[0]);
       if (failed(v))
         return failure();
-      return RValue{arith::NegFOp::create(b, at, v->value), v->isRow};
+      if (v->kind == Kind::Bool)
+        return error(e.loc) << "cannot negate a condition; use not(...)";
+      if (v->kind == Kind::Int) {
+        Value zero = arith::ConstantOp::create(
+            b, at, cast<TypedAttr>(b.getZeroAttr(v->value.getType())));
+        return RValue{arith::SubIOp::create(b, at, zero, v->value), v->isRow,
+                      Kind::Int};
+      }
+      return RValue{arith::NegFOp::create(b, at, v->value), v->isRow,
+                    Kind::Float};
     }
     case Expr::Kind::Binary: {
-      FailureOr<RValue> lhs = buildExpr(*e.operands[0]);
-      if (failed(lhs))
+      auto pair = buildPair(*e.operands[0], *e.operands[1], at);
+      if (failed(pair))
         return failure();
-      FailureOr<RValue> rhs = buildExpr(*e.operands[1]);
-      if (failed(rhs))
-        return failure();
-      auto [l, r] = unify(*lhs, *rhs, at);
+      auto [l, r] = *pair;
+      if (l.kind == Kind::Bool)
+        return error(e.loc) << "arithmetic on conditions; use where(...), "
+                               "and(...), or(...)";
       Value v;
+      if (l.kind == Kind::Int) {
+        switch (e.op) {
+        case '+':
+          v = arith::AddIOp::create(b, at, l.value, r.value);
+          break;
+        case '-':
+          v = arith::SubIOp::create(b, at, l.value, r.value);
+          break;
+        case '*':
+          v = arith::MulIOp::create(b, at, l.value, r.value);
+          break;
+        default:
+          v = arith::DivSIOp::create(b, at, l.value, r.value);
+          break;
+        }
+        return RValue{v, l.isRow, Kind::Int};
+      }
       switch (e.op) {
       case '+':
-        v = arith::AddFOp::create(b, at, l, r);
+        v = arith::AddFOp::create(b, at, l.value, r.value);
         break;
       case '-':
-        v = arith::SubFOp::create(b, at, l, r);
+        v = arith::SubFOp::create(b, at, l.value, r.value);
         break;
       case '*':
-        v = arith::MulFOp::create(b, at, l, r);
+        v = arith::MulFOp::create(b, at, l.value, r.value);
         break;
       default:
-        v = arith::DivFOp::create(b, at, l, r);
+        v = arith::DivFOp::create(b, at, l.value, r.value);
         break;
       }
-      return RValue{v, lhs->isRow || rhs->isRow};
+      return RValue{v, l.isRow, Kind::Float};
+    }
+    case Expr::Kind::Compare: {
+      auto pair = buildPair(*e.operands[0], *e.operands[1], at);
+      if (failed(pair))
+        return failure();
+      auto [l, r] = *pair;
+      StringRef c = e.compare;
+      Value v;
+      if (l.kind == Kind::Float) {
+        auto pred = llvm::StringSwitch<arith::CmpFPredicate>(c)
+                        .Case("<", arith::CmpFPredicate::OLT)
+                        .Case("<=", arith::CmpFPredicate::OLE)
+                        .Case(">", arith::CmpFPredicate::OGT)
+                        .Case(">=", arith::CmpFPredicate::OGE)
+                        .Case("==", arith::CmpFPredicate::OEQ)
+                        .Default(arith::CmpFPredicate::UNE);
+        v = arith::CmpFOp::create(b, at, pred, l.value, r.value);
+      } else {
+        auto pred = llvm::StringSwitch<arith::CmpIPredicate>(c)
+                        .Case("<", arith::CmpIPredicate::slt)
+                        .Case("<=", arith::CmpIPredicate::sle)
+                        .Case(">", arith::CmpIPredicate::sgt)
+                        .Case(">=", arith::CmpIPredicate::sge)
+                        .Case("==", arith::CmpIPredicate::eq)
+                        .Default(arith::CmpIPredicate::ne);
+        v = arith::CmpIOp::create(b, at, pred, l.value, r.value);
+      }
+      return RValue{v, l.isRow, Kind::Bool};
     }
     case Expr::Kind::Call:
       return buildCall(e);
     }
     llvm_unreachable("unknown expression kind");
+  }
+
+  FailureOr<RValue> buildName(const Expr &e) {
+    Location at = loc(e.loc);
+    if (auto it = names.find(e.name); it != names.end())
+      return it->second;
+    if (auto it = params.find(e.name); it != params.end()) {
+      if (it->second.first->isOutput)
+        return error(e.loc) << "output '" << e.name
+                            << "' is read before it is assigned";
+      return loadParam(*it->second.first, it->second.second, e.loc);
+    }
+    if (auto it = absent.find(e.name); it != absent.end())
+      return error(e.loc) << "'" << e.name
+                          << "' is not an argument of this variant: "
+                          << flagNote(it->second);
+    if (e.name == "N") {
+      Value c = arith::ConstantOp::create(
+          b, at, b.getF32FloatAttr(static_cast<float>(rowLength)));
+      return RValue{c, false, Kind::Float};
+    }
+    if (e.name == "col") {
+      Value c = mlir::quack::ColumnOp::create(b, at, rowType(b.getI64Type()));
+      return RValue{c, true, Kind::Int};
+    }
+    return error(e.loc) << "unknown name '" << e.name << "'";
+  }
+
+  /// `x[i]`: one element of the current row of matrix x.
+  FailureOr<RValue> buildIndex(const Expr &e) {
+    Location at = loc(e.loc);
+    auto it = params.find(e.name);
+    if (it == params.end() || it->second.first->isOutput ||
+        mlir::quack::classifyArgType(it->second.second.getType()) !=
+            mlir::quack::ArgKind::Matrix)
+      return error(e.loc) << "'" << e.name
+                          << "' cannot be indexed; x[i] reads element i of "
+                             "the current row of an input matrix";
+    FailureOr<RValue> index = buildExpr(*e.operands[0]);
+    if (failed(index))
+      return failure();
+    if (index->kind != Kind::Int || index->isRow)
+      return error(e.operands[0]->loc)
+             << "the index must be one integer per row (an integer T[M] "
+                "input or scalar), not "
+             << (index->isRow ? "a whole row" : kindName(index->kind));
+    Value source = it->second.second;
+    Type elt = cast<MemRefType>(source.getType()).getElementType();
+    Value v =
+        mlir::quack::GatherOp::create(b, at, elt, source, index->value);
+    return widen(v, false, at);
   }
 
   FailureOr<RValue> buildCall(const Expr &e) {
@@ -425,6 +695,47 @@ private:
                           << (want == 1 ? " argument" : " arguments")
                           << ", got " << arity;
     };
+
+    // where(c, a, b) and the two-argument max and min combine pairs.
+    if (callee == "where") {
+      if (failed(expectArity(3)))
+        return failure();
+      FailureOr<RValue> cond = buildExpr(*e.operands[0]);
+      if (failed(cond))
+        return failure();
+      if (cond->kind != Kind::Bool)
+        return error(e.operands[0]->loc)
+               << "where() needs a condition (a comparison) first, not "
+               << kindName(cond->kind);
+      auto pair = buildPair(*e.operands[1], *e.operands[2], at);
+      if (failed(pair))
+        return failure();
+      auto [l, r] = *pair;
+      RValue c = *cond;
+      if (c.isRow && !l.isRow) {
+        l = broadcast(l, at);
+        r = broadcast(r, at);
+      }
+      if (!c.isRow && l.isRow)
+        c = broadcast(c, at);
+      return RValue{arith::SelectOp::create(b, at, c.value, l.value, r.value),
+                    l.isRow, l.kind};
+    }
+    if (callee == "and" || callee == "or") {
+      if (failed(expectArity(2)))
+        return failure();
+      auto pair = buildPair(*e.operands[0], *e.operands[1], at);
+      if (failed(pair))
+        return failure();
+      auto [l, r] = *pair;
+      if (l.kind != Kind::Bool)
+        return error(e.loc) << "'" << callee << "' combines conditions";
+      Value v = callee == "and"
+                    ? Value(arith::AndIOp::create(b, at, l.value, r.value))
+                    : Value(arith::OrIOp::create(b, at, l.value, r.value));
+      return RValue{v, l.isRow, Kind::Bool};
+    }
+
     SmallVector<RValue> args;
     for (const auto &operand : e.operands) {
       FailureOr<RValue> v = buildExpr(*operand);
@@ -433,8 +744,40 @@ private:
       args.push_back(*v);
     }
 
-    // Row reductions: sum, mean, and one-argument max and min.
+    if (callee == "not") {
+      if (failed(expectArity(1)))
+        return failure();
+      if (args[0].kind != Kind::Bool)
+        return error(e.loc) << "'not' negates a condition";
+      Value one = arith::ConstantOp::create(
+          b, at, cast<TypedAttr>(b.getOneAttr(args[0].value.getType())));
+      return RValue{arith::XOrIOp::create(b, at, args[0].value, one),
+                    args[0].isRow, Kind::Bool};
+    }
+
+    // Casts: f32(x), f16(x) and bf16(x) round to that type (the value stays
+    // f32 for arithmetic); i32(x) and i64(x) convert to integers.
+    if (callee == "f32" || callee == "f16" || callee == "bf16" ||
+        callee == "i32" || callee == "i64") {
+      if (failed(expectArity(1)))
+        return failure();
+      RValue v = args[0];
+      if (callee == "i32" || callee == "i64") {
+        Type to = callee == "i32" ? Type(b.getI32Type()) : b.getI64Type();
+        Value n = convertTo(v, to, at);
+        return widen(n, v.isRow, at);
+      }
+      RValue f = toFloat(v, at);
+      if (callee == "f32")
+        return f;
+      Type narrow = callee == "f16" ? Type(b.getF16Type()) : b.getBF16Type();
+      Value rounded = convertTo(f, narrow, at);
+      return widen(rounded, f.isRow, at);
+    }
+
+    // Row reductions: sum, mean, logsumexp, and one-argument max and min.
     bool isReduction = callee == "sum" || callee == "mean" ||
+                       callee == "logsumexp" ||
                        ((callee == "max" || callee == "min") && arity == 1);
     if (isReduction) {
       if (failed(expectArity(1)))
@@ -443,33 +786,54 @@ private:
         return error(e.loc) << "'" << callee
                             << "' reduces a row, but its argument is one "
                                "value per row";
+      if (args[0].kind == Kind::Bool)
+        return error(e.loc) << "'" << callee
+                            << "' reduces numbers, not conditions";
+      RValue row = toFloat(args[0], at);
+      if (callee == "logsumexp")
+        return RValue{mlir::quack::LogSumExpOp::create(b, at, b.getF32Type(),
+                                                       row.value),
+                      false, Kind::Float};
       mlir::quack::CombiningKind kind =
           callee == "max"   ? mlir::quack::CombiningKind::Max
           : callee == "min" ? mlir::quack::CombiningKind::Min
                             : mlir::quack::CombiningKind::Add;
       Value r = mlir::quack::ReduceOp::create(b, at, b.getF32Type(), kind,
-                                              args[0].value);
+                                              row.value);
       if (callee == "mean") {
         Value n = arith::ConstantOp::create(
             b, at, b.getF32FloatAttr(static_cast<float>(rowLength)));
         r = arith::DivFOp::create(b, at, r, n);
       }
-      return RValue{r, false};
+      return RValue{r, false, Kind::Float};
     }
 
     if (callee == "max" || callee == "min") {
       if (failed(expectArity(2)))
         return failure();
-      auto [l, r] = unify(args[0], args[1], at);
-      Value v = callee == "max"
-                    ? Value(arith::MaximumFOp::create(b, at, l, r))
-                    : Value(arith::MinimumFOp::create(b, at, l, r));
-      return RValue{v, args[0].isRow || args[1].isRow};
+      auto pair = buildPair(*e.operands[0], *e.operands[1], at);
+      if (failed(pair))
+        return failure();
+      auto [l, r] = *pair;
+      if (l.kind == Kind::Bool)
+        return error(e.loc) << "'" << callee << "' compares numbers";
+      Value v;
+      if (l.kind == Kind::Int)
+        v = callee == "max" ? Value(arith::MaxSIOp::create(b, at, l.value,
+                                                           r.value))
+                            : Value(arith::MinSIOp::create(b, at, l.value,
+                                                           r.value));
+      else
+        v = callee == "max" ? Value(arith::MaximumFOp::create(b, at, l.value,
+                                                              r.value))
+                            : Value(arith::MinimumFOp::create(b, at, l.value,
+                                                              r.value));
+      return RValue{v, l.isRow, l.kind};
     }
 
-    using Builder = std::function<Value(Value)>;
-    Builder unary =
-        llvm::StringSwitch<Builder>(callee)
+    using UnaryBuilder = std::function<Value(Value)>;
+    UnaryBuilder unary =
+        llvm::StringSwitch<UnaryBuilder>(callee)
             .Case("exp", [&](Value v) { return math::ExpOp::create(b, at, v); })
             .Case("exp2",
                   [&](Value v) { return math::Exp2Op::create(b, at, v); })
@@ -483,25 +847,27 @@ private:
             .Case("abs",
                   [&](Value v) { return math::AbsFOp::create(b, at, v); })
             .Default(nullptr);
-    if (unary) {
+    if (unary || callee == "sigmoid") {
       if (failed(expectArity(1)))
         return failure();
-      return RValue{unary(args[0].value), args[0].isRow};
-    }
-    if (callee == "sigmoid") {
-      if (failed(expectArity(1)))
-        return failure();
-      Value v = args[0].value;
+      if (args[0].kind == Kind::Bool)
+        return error(e.loc) << "'" << callee
+                            << "' takes a number, not a condition";
+      RValue x = toFloat(args[0], at);
+      if (unary)
+        return RValue{unary(x.value), x.isRow, Kind::Float};
       Value one = arith::ConstantOp::create(
-          b, at, cast<TypedAttr>(b.getOneAttr(v.getType())));
-      Value neg = arith::NegFOp::create(b, at, v);
+          b, at, cast<TypedAttr>(b.getOneAttr(x.value.getType())));
+      Value neg = arith::NegFOp::create(b, at, x.value);
       Value den =
           arith::AddFOp::create(b, at, one, math::ExpOp::create(b, at, neg));
-      return RValue{arith::DivFOp::create(b, at, one, den), args[0].isRow};
+      return RValue{arith::DivFOp::create(b, at, one, den), x.isRow,
+                    Kind::Float};
     }
     return error(e.loc) << "unknown function '" << callee
-                        << "'; known: sum, mean, max, min, exp, exp2, log, "
-                           "sqrt, rsqrt, tanh, abs, sigmoid";
+                        << "'; known: sum, mean, max, min, logsumexp, exp, "
+                           "exp2, log, sqrt, rsqrt, tanh, abs, sigmoid, "
+                           "where, and, or, not, f32, f16, bf16, i32, i64";
   }
 
   llvm::SourceMgr &sourceMgr;
@@ -513,6 +879,7 @@ private:
   int64_t rowLength = 0;
   std::map<std::string, RValue> names;
   std::map<std::string, std::pair<const Param *, Value>> params;
+  std::map<std::string, Condition> absent;
   std::map<std::string, RValue> loaded;
   llvm::StringSet<> assigned;
 };

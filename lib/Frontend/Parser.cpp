@@ -4,16 +4,21 @@
 //
 // Grammar:
 //   file     := kernel*
-//   kernel   := 'kernel' IDENT ('<' IDENT (',' IDENT)* '>')?
-//               '(' params? ')' '->' '(' params ')' '{' assign* '}'
+//   kernel   := 'kernel' IDENT ('<' generic (',' generic)* '>')?
+//               '(' params? ')' '->' '(' params ')' '{' stmt* '}'
+//   generic  := IDENT (':' 'bool')?
 //   params   := param (',' param)*
-//   param    := IDENT ':' IDENT ('[' dim (',' dim)* ']')?
+//   param    := IDENT ':' IDENT ('[' dim (',' dim)* ']')? ('if' cond)?
+//   cond     := '!'? IDENT
 //   dim      := IDENT | INT
-//   assign   := IDENT '=' expr ';'?
-//   expr     := term (('+' | '-') term)*
+//   stmt     := IDENT '=' expr ';'?
+//             | 'if' cond '{' stmt* '}' ('else' '{' stmt* '}')?
+//   expr     := sum (('<' | '<=' | '>' | '>=' | '==' | '!=') sum)?
+//   sum      := term (('+' | '-') term)*
 //   term     := unary (('*' | '/') unary)*
 //   unary    := '-' unary | primary
-//   primary  := NUMBER | IDENT | IDENT '(' expr (',' expr)* ')' | '(' expr ')'
+//   primary  := NUMBER | IDENT | IDENT '[' expr ']'
+//             | IDENT '(' expr (',' expr)* ')' | '(' expr ')'
 // Comments run from '#' or '//' to the end of the line.
 //
 //===----------------------------------------------------------------------===//
@@ -43,6 +48,11 @@ enum class Tok {
   RBrace,
   Less,
   Greater,
+  LessEq,
+  GreaterEq,
+  EqEq,
+  NotEq,
+  Bang,
   Comma,
   Colon,
   Semi,
@@ -104,9 +114,17 @@ public:
     case '}':
       return make(Tok::RBrace, start);
     case '<':
+      if (cur != end && *cur == '=')
+        return ++cur, make(Tok::LessEq, start);
       return make(Tok::Less, start);
     case '>':
+      if (cur != end && *cur == '=')
+        return ++cur, make(Tok::GreaterEq, start);
       return make(Tok::Greater, start);
+    case '!':
+      if (cur != end && *cur == '=')
+        return ++cur, make(Tok::NotEq, start);
+      return make(Tok::Bang, start);
     case ',':
       return make(Tok::Comma, start);
     case ':':
@@ -114,6 +132,8 @@ public:
     case ';':
       return make(Tok::Semi, start);
     case '=':
+      if (cur != end && *cur == '=')
+        return ++cur, make(Tok::EqEq, start);
       return make(Tok::Equal, start);
     case '+':
       return make(Tok::Plus, start);
@@ -232,6 +252,16 @@ private:
         GenericParam g;
         if (!expectIdent(g.name, g.loc, "a compile-time parameter name"))
           return std::nullopt;
+        if (tok.kind == Tok::Colon) {
+          consume();
+          if (tok.kind != Tok::Ident || tok.text != "bool") {
+            error(tok.loc(), "expected 'bool' (a compile-time flag), found " +
+                                 describe(tok));
+            return std::nullopt;
+          }
+          consume();
+          g.isFlag = true;
+        }
         kernel.generics.push_back(g);
       } while (tok.kind == Tok::Comma && (consume(), true));
       if (!expect(Tok::Greater, "',' or '>'"))
@@ -248,27 +278,60 @@ private:
         !expect(Tok::RParen, "',' or ')' after the outputs") ||
         !expect(Tok::LBrace, "'{' to open the kernel body"))
       return std::nullopt;
+    if (!parseBlock(kernel.body, "kernel '" + kernel.name + "'"))
+      return std::nullopt;
+    return kernel;
+  }
+
+  /// Parses statements up to and including the closing '}'.
+  bool parseBlock(std::vector<Stmt> &body, const std::string &what) {
     while (tok.kind != Tok::RBrace) {
       if (tok.kind == Tok::Eof) {
-        error(tok.loc(), "expected '}' to close kernel '" + kernel.name +
-                             "', found end of file");
-        return std::nullopt;
+        error(tok.loc(),
+              "expected '}' to close " + what + ", found end of file");
+        return false;
       }
-      Assign assign;
-      if (!expectIdent(assign.target, assign.loc,
+      Stmt stmt;
+      if (tok.kind == Tok::Ident && tok.text == "if") {
+        consume();
+        if (!parseCondition(stmt.condition) ||
+            !expect(Tok::LBrace, "'{' after the condition") ||
+            !parseBlock(stmt.thenBody, "the 'if' block"))
+          return false;
+        if (tok.kind == Tok::Ident && tok.text == "else") {
+          consume();
+          if (!expect(Tok::LBrace, "'{' after 'else'") ||
+              !parseBlock(stmt.elseBody, "the 'else' block"))
+            return false;
+        }
+        body.push_back(std::move(stmt));
+        continue;
+      }
+      if (!expectIdent(stmt.target, stmt.loc,
                        "a statement 'name = expression'"))
-        return std::nullopt;
-      if (!expect(Tok::Equal, "'=' after '" + assign.target + "'"))
-        return std::nullopt;
-      assign.value = parseExpr();
-      if (!assign.value)
-        return std::nullopt;
+        return false;
+      if (!expect(Tok::Equal, "'=' after '" + stmt.target + "'"))
+        return false;
+      stmt.value = parseExpr();
+      if (!stmt.value)
+        return false;
       if (tok.kind == Tok::Semi)
         consume();
-      kernel.body.push_back(std::move(assign));
+      body.push_back(std::move(stmt));
     }
     consume();
-    return kernel;
+    return true;
+  }
+
+  /// cond := '!'? IDENT
+  bool parseCondition(Condition &cond) {
+    cond.loc = tok.loc();
+    if (tok.kind == Tok::Bang) {
+      cond.negated = true;
+      consume();
+    }
+    llvm::SMLoc at;
+    return expectIdent(cond.flag, at, "a compile-time flag");
   }
 
   bool parseParams(Kernel &kernel, bool isOutput) {
@@ -300,12 +363,43 @@ private:
         if (!expect(Tok::RBracket, "',' or ']'"))
           return false;
       }
+      if (tok.kind == Tok::Ident && tok.text == "if") {
+        consume();
+        if (!parseCondition(p.condition))
+          return false;
+      }
       kernel.params.push_back(std::move(p));
     } while (tok.kind == Tok::Comma && (consume(), true));
     return true;
   }
 
   std::unique_ptr<Expr> parseExpr() {
+    auto lhs = parseSum();
+    if (!lhs)
+      return nullptr;
+    switch (tok.kind) {
+    case Tok::Less:
+    case Tok::LessEq:
+    case Tok::Greater:
+    case Tok::GreaterEq:
+    case Tok::EqEq:
+    case Tok::NotEq: {
+      auto e = std::make_unique<Expr>(Expr::Kind::Compare, tok.loc());
+      e->compare = tok.text.str();
+      consume();
+      auto rhs = parseSum();
+      if (!rhs)
+        return nullptr;
+      e->operands.push_back(std::move(lhs));
+      e->operands.push_back(std::move(rhs));
+      return e;
+    }
+    default:
+      return lhs;
+    }
+  }
+
+  std::unique_ptr<Expr> parseSum() {
     auto lhs = parseTerm();
     while (lhs && (tok.kind == Tok::Plus || tok.kind == Tok::Minus)) {
       auto e = std::make_unique<Expr>(Expr::Kind::Binary, tok.loc());
@@ -358,6 +452,7 @@ private:
         error(tok.loc(), "malformed number '" + tok.text.str() + "'");
         return nullptr;
       }
+      e->isInteger = tok.text.find_first_of(".eE") == llvm::StringRef::npos;
       consume();
       return e;
     }
@@ -372,6 +467,16 @@ private:
       llvm::SMLoc at = tok.loc();
       std::string name = tok.text.str();
       consume();
+      if (tok.kind == Tok::LBracket) {
+        consume();
+        auto e = std::make_unique<Expr>(Expr::Kind::Index, at);
+        e->name = name;
+        auto index = parseExpr();
+        if (!index || !expect(Tok::RBracket, "']' after the index"))
+          return nullptr;
+        e->operands.push_back(std::move(index));
+        return e;
+      }
       if (tok.kind != Tok::LParen) {
         auto e = std::make_unique<Expr>(Expr::Kind::Name, at);
         e->name = name;

@@ -146,9 +146,12 @@ class Launcher:
     """Launches the variants of one catalogue kernel, chosen by the values
     of `binding_names` (in that order) and by alignment."""
 
-    def __init__(self, kernel, binding_names=("T", "N")):
+    def __init__(self, kernel, binding_names=("T", "N"), fixed=None):
         self.kernel = kernel
         self.binding_names = tuple(binding_names)
+        # Bindings every variant of this launcher has, e.g. flags that are
+        # off ({"BIAS": "false"}).
+        self.fixed = dict(fixed or {})
         # Binding values -> _Family; emptied by set_bundle.
         self._families = {}
         _kernels.fast_caches.append(self._families)
@@ -159,7 +162,8 @@ class Launcher:
         if fam is None:
             from ._runtime import raw_launch_function
             self._fn = raw_launch_function()
-            fam = _Family(self, dict(zip(self.binding_names, key)))
+            fam = _Family(self, {**self.fixed,
+                                 **dict(zip(self.binding_names, key))})
             fam = self._families.setdefault(key, fam)
         return fam
 

@@ -8,7 +8,8 @@ __all__ = ["layer_norm"]
 
 _OP = "layer_norm"
 # layernorm_fwd(M, x, x.row_stride, w, b, eps, y, y.row_stride, mean, rstd)
-_kernel = Launcher("layernorm_fwd", ("T", "N"))
+# Weight and bias in x's dtype.
+_kernel = Launcher("layernorm_fwd", ("T", "TW", "N"), fixed={"BIAS": "true"})
 
 
 def layer_norm_forward(x, weight, bias, eps):
@@ -24,7 +25,7 @@ def layer_norm_forward(x, weight, bias, eps):
     mean = ops.empty_per_row(x, m)
     rstd = ops.empty_per_row(x, m)
     if m > 0:
-        ops.launch(_kernel, (dt[0], n), dev, m, (
+        ops.launch(_kernel, (dt[0], dt[0], n), dev, m, (
             x.data_ptr(), stride, weight.data_ptr(), bias.data_ptr(),
             float_bits(eps), y.data_ptr(), n if m > 1 else 0,
             mean.data_ptr(), rstd.data_ptr()))

@@ -7,7 +7,10 @@ __all__ = ["rmsnorm"]
 
 _OP = "rmsnorm"
 # rmsnorm_fwd(M, x, x.row_stride, w, eps, y, y.row_stride, rstd)
-_kernel = Launcher("rmsnorm_fwd", ("T", "N"))
+# The plain variant: weight in x's dtype, no residual, bias or offset.
+_kernel = Launcher("rmsnorm_fwd", ("T", "TW", "N"),
+                   fixed={"RESIDUAL": "false", "BIAS": "false",
+                          "OFFSET": "false"})
 
 
 def check_eps(op, eps):
@@ -27,7 +30,7 @@ def rmsnorm_forward(x, weight, eps):
     y = ops.empty_rows_like(x, contiguous)
     rstd = ops.empty_per_row(x, m)
     if m > 0:
-        ops.launch(_kernel, (dt[0], n), dev, m, (
+        ops.launch(_kernel, (dt[0], dt[0], n), dev, m, (
             x.data_ptr(), stride, weight.data_ptr(), float_bits(eps),
             y.data_ptr(), n if m > 1 else 0, rstd.data_ptr()))
     return y, rstd

@@ -50,7 +50,23 @@ def params_of(kernel, t):
     return p
 
 
-def write_bundle(path, entries, tag=""):
+# The bindings quackc records for the catalogue kernels besides T and N
+# (weights follow T; the flag settings the Python ops use).
+EXTRA_BINDINGS = {
+    "rmsnorm_fwd": {"RESIDUAL": "false", "BIAS": "false", "OFFSET": "false"},
+    "layernorm_fwd": {"BIAS": "true"},
+}
+
+
+def bindings_of(kernel, t, n, extra):
+    b = {"N": n, "T": t}
+    if extra and kernel in EXTRA_BINDINGS:
+        b["TW"] = t
+        b.update(EXTRA_BINDINGS[kernel])
+    return b
+
+
+def write_bundle(path, entries, tag="", extra=False):
     """A bundle directory of fake variants: entries are (kernel, T, N,
     alignment). `tag` goes into each variant's hash, to tell bundles
     apart."""
@@ -61,7 +77,8 @@ def write_bundle(path, entries, tag=""):
         meta = {
             "schema": 1, "kernel": kernel, "symbol": kernel,
             "cubin": name + ".cubin", "arch": "sm_90",
-            "bindings": {"N": n, "T": t}, "params": params_of(kernel, t),
+            "bindings": bindings_of(kernel, t, n, extra),
+            "params": params_of(kernel, t),
             "N": n, "alignment": a,
             "grid": {"kind": "rows", "rows_per_cta": 1},
             "block": [256, 1, 1], "cluster": [1, 1, 1],
@@ -72,7 +89,8 @@ def write_bundle(path, entries, tag=""):
             json.dump(meta, f)
         with open(os.path.join(path, name + ".cubin"), "wb") as f:
             f.write(b"not a real cubin")
-        index.append({"kernel": kernel, "bindings": {"N": n, "T": t},
+        index.append({"kernel": kernel,
+                      "bindings": bindings_of(kernel, t, n, extra),
                       "alignment": a, "metadata": name + ".json"})
     with open(os.path.join(path, "index.json"), "w") as f:
         json.dump({"schema": 1, "arch": "sm_90", "compiler": "0.1.0",
@@ -464,7 +482,8 @@ def test_ops_pass_arguments_in_metadata_order(torch, tmp_path, monkeypatch):
     root = tmp_path / "b"
     for k in ("rmsnorm_fwd", "softmax_fwd", "layernorm_fwd"):
         write_bundle(root / k, [(k, t, n, a) for t in ("bf16", "f32")
-                                for a in (2, 4, 16) if t != "f32" or a > 2])
+                                for a in (2, 4, 16) if t != "f32" or a > 2],
+                     extra=True)
     quack_mlir.set_bundle(root)
     calls = []
 

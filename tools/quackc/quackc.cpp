@@ -62,6 +62,11 @@ cl::opt<bool> printConfig("print-config",
 cl::opt<bool> report("report",
                      cl::desc("print ptxas' resource report to stderr"),
                      cl::cat(category));
+cl::opt<bool> failOnSpills(
+    "fail-on-spills",
+    cl::desc("make register spills (any spill bytes in ptxas' report) an "
+             "error"),
+    cl::cat(category));
 cl::opt<std::string> ptxasPath("ptxas", cl::desc("path to ptxas"),
                                cl::cat(category));
 cl::opt<std::string> bundleDir(
@@ -114,6 +119,18 @@ std::string parseConfig(StringRef text, quack::CompileOptions &options) {
   return "";
 }
 
+/// Resolves bindings whose value names another binding (-D TW=T): one level,
+/// so that a weight type can follow the activation type in a bundle.
+void resolveReferences(quack::Bindings &bindings) {
+  quack::Bindings resolved = bindings;
+  for (auto &[name, value] : resolved) {
+    auto it = bindings.find(value);
+    if (it != bindings.end() && it->first != name)
+      value = it->second;
+  }
+  bindings = std::move(resolved);
+}
+
 /// Splits -D flags into NAME -> list of values.
 std::string parseDefines(std::map<std::string, std::vector<std::string>> &out,
                          bool allowLists) {
@@ -142,6 +159,17 @@ bool writeFile(StringRef path, StringRef data, bool binary) {
     return false;
   }
   os << data;
+  return true;
+}
+
+/// With --fail-on-spills, an error naming the kernel that spills.
+bool spillsAreFatal(const quack::KernelMetadata &md, StringRef what) {
+  const auto &r = md.resources;
+  if (!failOnSpills || r.spillStoreBytes + r.spillLoadBytes == 0)
+    return false;
+  fail(what + ": " + md.kernel + " spills " + Twine(r.spillStoreBytes) +
+       " bytes of stores and " + Twine(r.spillLoadBytes) +
+       " bytes of loads (--fail-on-spills)");
   return true;
 }
 
@@ -191,6 +219,9 @@ int compileOne(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
     return fail("a cubin cannot be written to stdout; use -o <file>");
   if (!writeFile(out, artifacts->cubin, true))
     return 1;
+  for (const quack::KernelMetadata &md : artifacts->kernels)
+    if (spillsAreFatal(md, inputFile))
+      return 1;
   for (const quack::KernelMetadata &md : artifacts->kernels) {
     std::string json = md.toJSON(sys::path::filename(out));
     if (!writeFile(metadataPathFor(out), json, false))
@@ -237,11 +268,13 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
     while (true) {
       quack::CompileOptions options = base;
       options.kernel = kernel.name;
+      options.bindings.clear();
       std::string tag = kernel.name;
-      for (size_t i = 0; i < axes.size(); ++i) {
+      for (size_t i = 0; i < axes.size(); ++i)
         options.bindings[axes[i].first] = axes[i].second[pos[i]];
-        tag += "__" + axes[i].first + "-" + axes[i].second[pos[i]];
-      }
+      resolveReferences(options.bindings);
+      for (const auto &g : kernel.generics)
+        tag += "__" + g.name + "-" + options.bindings[g.name];
       std::set<int64_t> alignments;
       std::vector<int64_t> aligns(bundleAlignments.begin(),
                                   bundleAlignments.end());
@@ -273,6 +306,8 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
           continue;
         }
         const quack::KernelMetadata &md = artifacts->kernels.front();
+        if (spillsAreFatal(md, tag))
+          return 1;
         if (!alignments.insert(md.requiredAlignment).second)
           continue;
         std::string name = tag + "__a" + std::to_string(md.requiredAlignment);
@@ -379,6 +414,7 @@ int main(int argc, char **argv) {
     return fail(msg);
   for (const auto &[k, v] : defs)
     options.bindings[k] = v.front();
+  resolveReferences(options.bindings);
 
   auto buffer = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
   if (!buffer)

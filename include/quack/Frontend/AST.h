@@ -17,13 +17,16 @@ namespace quack::qk {
 
 /// An expression of the description language.
 struct Expr {
-  enum class Kind { Number, Name, Unary, Binary, Call };
+  enum class Kind { Number, Name, Unary, Binary, Compare, Call, Index };
   Kind kind;
   llvm::SMLoc loc;
   double number = 0;             // Number
-  std::string name;              // Name, Call (callee)
+  bool isInteger = false;        // Number written without '.' or exponent
+  std::string name;              // Name, Call (callee), Index (the tensor)
   char op = 0;                   // Unary ('-'), Binary ('+', '-', '*', '/')
-  std::vector<std::unique_ptr<Expr>> operands; // Unary, Binary, Call
+  std::string compare;           // Compare: "<", "<=", ">", ">=", "==", "!="
+  std::vector<std::unique_ptr<Expr>> operands; // Unary, Binary, Compare,
+                                               // Call, Index (the index)
 
   Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
 };
@@ -40,25 +43,40 @@ struct TypeRef {
   std::vector<Dim> shape;
 };
 
-/// A kernel argument (input or output).
+/// A compile-time condition: `FLAG` or `!FLAG`.
+struct Condition {
+  std::string flag; // empty: always
+  bool negated = false;
+  llvm::SMLoc loc;
+};
+
+/// A kernel argument (input or output), present when `condition` holds.
 struct Param {
   std::string name;
   llvm::SMLoc loc;
   TypeRef type;
   bool isOutput = false;
+  Condition condition;
 };
 
-/// `name = expr`.
-struct Assign {
+/// A statement: `name = expr`, or `if FLAG { ... } else { ... }` chosen at
+/// compile time.
+struct Stmt {
+  // Assignment.
   std::string target;
   llvm::SMLoc loc;
   std::unique_ptr<Expr> value;
+  // Compile-time branch (when `condition.flag` is not empty).
+  Condition condition;
+  std::vector<Stmt> thenBody, elseBody;
 };
+using Assign = Stmt;
 
-/// A compile-time parameter of a kernel (`<T, N>`).
+/// A compile-time parameter of a kernel (`<T, N, RESIDUAL: bool>`).
 struct GenericParam {
   std::string name;
   llvm::SMLoc loc;
+  bool isFlag = false;
 };
 
 /// `kernel name<params>(inputs) -> (outputs) { body }`.
@@ -67,7 +85,7 @@ struct Kernel {
   llvm::SMLoc loc;
   std::vector<GenericParam> generics;
   std::vector<Param> params; // inputs, then outputs
-  std::vector<Assign> body;
+  std::vector<Stmt> body;
 };
 
 /// A whole .qk file.

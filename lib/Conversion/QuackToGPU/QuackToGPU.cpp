@@ -14,6 +14,7 @@
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
 #include "quack/Layout/TVLayout.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
@@ -99,6 +100,12 @@ private:
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerReduce(ReduceOp op);
+  LogicalResult lowerGather(GatherOp op);
+  LogicalResult lowerColumn(ColumnOp op);
+  LogicalResult lowerLogSumExp(LogSumExpOp op);
+  /// Reduces a row's fragments across the thread, its warp and its CTA.
+  FailureOr<Value> reduceFragments(Operation *op, CombiningKind kind,
+                                   ArrayRef<Value> frags, Type elt);
   LogicalResult lowerElementwise(Operation *op);
 
   // Helpers.
@@ -312,6 +319,7 @@ LogicalResult RowKernelLowering::allocateSharedMemory() {
     return success();
   int64_t slots = 0;
   kernel.walk([&](ReduceOp) { ++slots; });
+  kernel.walk([&](LogSumExpOp) { slots += 2; });
   if (slots == 0)
     return success();
   sharedBytes = slots * config.rowsPerCta * warpsPerRow * 4;
@@ -515,11 +523,21 @@ LogicalResult RowKernelLowering::lowerReduce(ReduceOp op) {
   auto it = fragments.find(op.getInput());
   if (it == fragments.end())
     return op.emitOpError("reduces a row the lowering has not seen");
-  Type elt = op.getResult().getType();
+  FailureOr<Value> result =
+      reduceFragments(op, op.getKind(), it->second, op.getResult().getType());
+  if (failed(result))
+    return failure();
+  scalars.map(op.getResult(), *result);
+  return success();
+}
+
+FailureOr<Value> RowKernelLowering::reduceFragments(Operation *op,
+                                                    CombiningKind kind,
+                                                    ArrayRef<Value> frags,
+                                                    Type elt) {
   if (!elt.isF32() && !elt.isInteger(32))
-    return op.emitOpError("reduces ")
+    return op->emitOpError("reduces ")
            << elt << "; the lowering supports f32 and i32 reductions";
-  CombiningKind kind = op.getKind();
   bool isFloat = isa<FloatType>(elt);
   vector::CombiningKind vectorKind;
   switch (kind) {
@@ -542,8 +560,7 @@ LogicalResult RowKernelLowering::lowerReduce(ReduceOp op) {
   // 1. Within the thread: each fragment, then the fragments in order.
   Value acc;
   for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
-    Value part =
-        vector::ReductionOp::create(b, loc, vectorKind, it->second[k]);
+    Value part = vector::ReductionOp::create(b, loc, vectorKind, frags[k]);
     if (Value inBounds = vectorInBounds(k))
       part = arith::SelectOp::create(b, loc, inBounds, part, *ident);
     acc = acc ? combine(kind, acc, part) : part;
@@ -593,7 +610,102 @@ LogicalResult RowKernelLowering::lowerReduce(ReduceOp op) {
       acc = acc ? combine(kind, acc, part) : part;
     }
   }
-  scalars.map(op.getResult(), acc);
+  return acc;
+}
+
+LogicalResult RowKernelLowering::lowerGather(GatherOp op) {
+  FailureOr<LoweredArg> arg = argFor(op.getSource(), op);
+  if (failed(arg))
+    return failure();
+  Value index = scalars.lookupOrNull(op.getIndex());
+  if (!index)
+    return op.emitOpError("gathers at an index the lowering has not seen");
+  Type i64 = b.getI64Type();
+  if (index.getType() != i64)
+    index = arith::ExtSIOp::create(b, loc, i64, index);
+  // Only indices in [0, N) read memory; others give NaN (or 0).
+  Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                      index, constI64(0));
+  Value upper = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                      index, constI64(rowLength));
+  Value inside = andPredicates(rowValid, andPredicates(lower, upper));
+  Value offset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, arg->rowStride), index);
+  Value address = LLVM::GEPOp::create(b, loc, arg->pointer.getType(),
+                                      arg->elementType, arg->pointer,
+                                      ValueRange{offset});
+  Type elt = arg->elementType;
+  TypedAttr otherwise = cast<TypedAttr>(b.getZeroAttr(elt));
+  if (auto floatType = dyn_cast<FloatType>(elt))
+    otherwise = b.getFloatAttr(
+        elt, llvm::APFloat::getQNaN(floatType.getFloatSemantics()));
+  unsigned bytes = llvm::divideCeil(elt.getIntOrFloatBitWidth(), 8);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{elt}, inside,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc,
+                         ValueRange{LLVM::LoadOp::create(b, loc, elt, address,
+                                                         bytes)});
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(
+        b, loc, ValueRange{arith::ConstantOp::create(b, loc, otherwise)});
+  }
+  scalars.map(op.getResult(), ifOp.getResult(0));
+  return success();
+}
+
+LogicalResult RowKernelLowering::lowerColumn(ColumnOp op) {
+  Type elt = op.getResult().getType().getElementType();
+  VectorType fragType = fragmentType(elt);
+  SmallVector<Attribute> lanes;
+  for (int64_t i = 0; i < config.vector; ++i)
+    lanes.push_back(b.getIntegerAttr(elt, i));
+  Value laneOffsets = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(fragType, lanes));
+  SmallVector<Value> frags;
+  for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
+    Value start = vectorColumn(k);
+    if (elt != start.getType())
+      start = arith::TruncIOp::create(b, loc, elt, start);
+    Value splat = vector::BroadcastOp::create(b, loc, fragType, start);
+    frags.push_back(arith::AddIOp::create(b, loc, splat, laneOffsets));
+  }
+  fragments[op.getResult()] = std::move(frags);
+  return success();
+}
+
+LogicalResult RowKernelLowering::lowerLogSumExp(LogSumExpOp op) {
+  auto it = fragments.find(op.getInput());
+  if (it == fragments.end())
+    return op.emitOpError("reduces a row the lowering has not seen");
+  Type f32 = b.getF32Type();
+  // Two dependent reductions over the row held in registers: the maximum,
+  // then the sum of exp(x - max). A row that is all -inf uses 0 as its
+  // shift, so the sum is 0 and the result -inf, not NaN.
+  FailureOr<Value> max =
+      reduceFragments(op, CombiningKind::Max, it->second, f32);
+  if (failed(max))
+    return failure();
+  Value negInf = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(f32, -std::numeric_limits<double>::infinity()));
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, 0.0));
+  Value allNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          *max, negInf);
+  Value shift = arith::SelectOp::create(b, loc, allNegInf, zero, *max);
+  Value shiftFrag =
+      vector::BroadcastOp::create(b, loc, fragmentType(f32), shift);
+  SmallVector<Value> exps;
+  for (Value frag : it->second)
+    exps.push_back(math::ExpOp::create(
+        b, loc, arith::SubFOp::create(b, loc, frag, shiftFrag)));
+  FailureOr<Value> sum = reduceFragments(op, CombiningKind::Add, exps, f32);
+  if (failed(sum))
+    return failure();
+  Value lse = arith::AddFOp::create(b, loc, shift,
+                                    math::LogOp::create(b, loc, *sum));
+  scalars.map(op.getResult(), lse);
   return success();
 }
 
@@ -673,6 +785,12 @@ LogicalResult RowKernelLowering::lowerOp(Operation *op) {
     return lowerStore(store);
   if (auto reduce = dyn_cast<ReduceOp>(op))
     return lowerReduce(reduce);
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return lowerGather(gather);
+  if (auto column = dyn_cast<ColumnOp>(op))
+    return lowerColumn(column);
+  if (auto lse = dyn_cast<LogSumExpOp>(op))
+    return lowerLogSumExp(lse);
   bool touchesRows =
       llvm::any_of(op->getOperands(),
                    [&](Value v) { return isRowValue(v); }) ||

@@ -199,6 +199,22 @@ LogicalResult StoreOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  auto memref = getSource().getType();
+  if (classifyArgType(memref) != ArgKind::Matrix)
+    return emitOpError("source ")
+           << memref << " is not a matrix memref<?xNxT, strided<[?, 1]>>";
+  if (getResult().getType() != memref.getElementType())
+    return emitOpError("result type ")
+           << getResult().getType() << " must be the element type "
+           << memref.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ReduceOp
 //===----------------------------------------------------------------------===//
 

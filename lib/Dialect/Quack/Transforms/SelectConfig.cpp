@@ -44,6 +44,11 @@ struct QuackSelectConfigPass
     std::string reason;
     llvm::raw_string_ostream why(reason);
 
+    if (n > kMaxCtaRowLength)
+      return kernel.emitOpError("N = ")
+             << n << " is longer than the " << kMaxCtaRowLength
+             << " elements a CTA holds in registers; longer rows need the "
+                "cluster path, which is not built yet";
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
       return kernel.emitOpError("alignment must be a power of two, got ")
              << alignment.getValue();

@@ -154,6 +154,60 @@ def Quack_ReduceOp : Quack_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Quack_GatherOp : Quack_Op<"gather", [MemoryEffects<[MemRead]>]> {
+  let summary = "reads one element of the current row at a per-row index";
+  let description = [{
+    Reads element `index` of the current row of a matrix: `x[row, index]`,
+    one element per row (cross-entropy reads the logit of the target class
+    this way). An index outside `[0, N)` reads nothing and gives NaN for
+    float element types and 0 for integers, so a bad index never touches
+    memory the kernel does not own.
+
+    ```mlir
+    %xt = quack.gather %x[%t] : memref<?x4096xbf16, strided<[?, 1]>>, i64 -> bf16
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source, AnySignlessInteger:$index);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$source `[` $index `]` attr-dict `:` type($source) "
+                       "`,` type($index) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Quack_ColumnOp : Quack_Op<"column", [Pure]> {
+  let summary = "the column index of every element of a row";
+  let description = [{
+    A row whose element `j` is `j`. Comparing it with a per-row index builds
+    one-hot rows (the cross-entropy gradient) without any memory traffic.
+
+    ```mlir
+    %cols = quack.column : vector<4096xi64>
+    %hot  = arith.cmpi eq, %cols, %tb : vector<4096xi64>
+    ```
+  }];
+  let results = (outs VectorOfRankAndType<[1], [AnySignlessInteger]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Quack_LogSumExpOp : Quack_Op<"logsumexp", [Pure]> {
+  let summary = "log(sum(exp(x))) of a row, computed stably";
+  let description = [{
+    `m + log(sum(exp(x - m)))` with `m = max(x)`: the log-partition function
+    of softmax and cross-entropy, stated as one operation so that the
+    lowering, not a pattern match, decides how to compute the (max, sum)
+    pair (two dependent reductions over the row held in registers, or one
+    online exchange of the pair). A row that is all `-inf` gives `-inf`, as
+    `torch.logsumexp` does, not `NaN`.
+
+    ```mlir
+    %lse = quack.logsumexp %x : vector<4096xf32> -> f32
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$input);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
 include "quack/Dialect/Quack/IR/QuackLayoutOps.td"
 
 #endif // QUACK_DIALECT_QUACK_IR_QUACKOPS_TD

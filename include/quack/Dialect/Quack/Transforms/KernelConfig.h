@@ -46,6 +46,11 @@ inline constexpr llvm::StringLiteral kConfigAttrName = "quack.config";
 inline constexpr int64_t kMaxCtaThreads = 1024;
 /// Most vectors one thread may own on the CTA-level path.
 inline constexpr int64_t kMaxVectorsPerThread = 16;
+/// Longest row the CTA-level path holds in registers without spilling, for
+/// every catalogue kernel and element type (ptxas over the catalogue: at
+/// 32768 a two-input kernel such as softmax_bwd starts to spill). Longer
+/// rows need the cluster path.
+inline constexpr int64_t kMaxCtaRowLength = 16384;
 
 } // namespace mlir::quack
 

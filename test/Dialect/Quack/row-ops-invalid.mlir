@@ -1,0 +1,26 @@
+// RUN: quack-opt %s -split-input-file -verify-diagnostics
+
+quack.kernel @gather_row(%w: memref<8xf32>, %t: memref<?xi64>) {
+  %ti = quack.load %t : memref<?xi64> -> i64
+  // expected-error @+1 {{source 'memref<8xf32>' is not a matrix memref<?xNxT, strided<[?, 1]>>}}
+  %v = quack.gather %w[%ti] : memref<8xf32>, i64 -> f32
+  quack.return
+}
+
+// -----
+
+quack.kernel @gather_type(%x: memref<?x8xf32>, %t: memref<?xi64>) {
+  %ti = quack.load %t : memref<?xi64> -> i64
+  // expected-error @+1 {{result type 'f16' must be the element type 'f32'}}
+  %v = quack.gather %x[%ti] : memref<?x8xf32>, i64 -> f16
+  quack.return
+}
+
+// -----
+
+quack.kernel @lse_type(%x: memref<?x8xf16>) {
+  %v = quack.load %x : memref<?x8xf16> -> vector<8xf16>
+  // expected-error @+1 {{'quack.logsumexp' op operand #0 must be vector of 32-bit float values of ranks 1}}
+  %l = quack.logsumexp %v : vector<8xf16> -> f32
+  quack.return
+}

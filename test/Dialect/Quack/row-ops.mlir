@@ -1,0 +1,19 @@
+// RUN: quack-opt %s | quack-opt | FileCheck %s
+
+// CHECK-LABEL: quack.kernel @ce
+quack.kernel @ce(%x: memref<?x64xbf16, strided<[?, 1]>>, %t: memref<?xi64>,
+                 %loss: memref<?xf32> {quack.role = "output"}) {
+  %ti = quack.load %t : memref<?xi64> -> i64
+  // CHECK: quack.gather %{{.*}}[%{{.*}}] : memref<?x64xbf16, strided<[?, 1]>>, i64 -> bf16
+  %xt = quack.gather %x[%ti] : memref<?x64xbf16, strided<[?, 1]>>, i64 -> bf16
+  %row = quack.load %x : memref<?x64xbf16, strided<[?, 1]>> -> vector<64xbf16>
+  %f = arith.extf %row : vector<64xbf16> to vector<64xf32>
+  // CHECK: quack.logsumexp %{{.*}} : vector<64xf32> -> f32
+  %lse = quack.logsumexp %f : vector<64xf32> -> f32
+  // CHECK: quack.column : vector<64xi64>
+  %cols = quack.column : vector<64xi64>
+  %xf = arith.extf %xt : bf16 to f32
+  %l = arith.subf %lse, %xf : f32
+  quack.store %l, %loss : f32, memref<?xf32>
+  quack.return
+}
