@@ -89,6 +89,9 @@ inline Bindings pickBindings(const qk::File &file, uint64_t seed) {
         bindings[g.name] = ints[r % 4 == 0 ? r / 4 % 12 : r % 2];
     }
   }
+  if (DiagnosticCounter::verbose())
+    for (const auto &[name, value] : bindings)
+      std::fprintf(stderr, "binding: -D %s=%s\n", name.c_str(), value.c_str());
   return bindings;
 }
 

@@ -57,7 +57,10 @@ static bool mentionsQuack(llvm::StringRef text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 16384)
     return 0;
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer needs a NUL-terminated buffer, as every MLIR tool gives it
+  // (a MemoryBuffer from a file); libFuzzer's data is not one.
+  std::string owned(reinterpret_cast<const char *>(data), size);
+  llvm::StringRef text(owned);
   if (!mentionsQuack(text))
     return 0;
   mlir::MLIRContext &ctx = context();

@@ -2,6 +2,7 @@
 # lit configuration for quack's regression tests.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -16,6 +17,8 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.quack_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+# Python for the test scripts under */Inputs (the interpreter running lit).
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%kernels", os.path.join(config.quack_src_root,
                                                       "kernels")))
 

@@ -131,11 +131,15 @@ Layout coalesceByMode(const Layout &layout);
 /// (CuTe's filter), keeping the image set of the layout.
 Layout filter(const Layout &layout);
 
-/// Functional composition R = A o B with R(i) == A(B(i)) for i in [0,
-/// size(B)) whenever B(i) lies in A's domain [0, size(A)) (beyond it A is
-/// extended along the last mode of coalesce(A)), and R compatible with B's
-/// shape: each leaf mode of B becomes a coalesced mode of R. B is processed
-/// mode by mode; each
+/// Functional composition R = A o B (CuTe's), compatible with B's shape:
+/// each leaf mode of B becomes a coalesced mode of R. B is processed mode by
+/// mode (left distributivity, R = (A o B0, A o B1, ...)), and for a leaf
+/// mode s:d of B, (A o s:d)(j) == A(j * d) for j in [0, s) whenever j * d
+/// lies in A's domain [0, size(A)) (beyond it A is extended along the last
+/// mode of coalesce(A)). So R(i) == A(B(i)) when B is a single leaf, or
+/// when the images of B's modes add up without crossing a mode boundary of
+/// A; not in general: for A = B = (2,2):(1,1), R = (2,2):(1,1) and R(3) = 2,
+/// but A(B(3)) = A(2) = 1 (CuTe gives the same R). Each
 /// integral mode s:d of B must satisfy CuTe's admissibility conditions
 /// against the coalesced A: the stride divisibility condition (d "divides
 /// out" of A's leading extents: each extent divides what is left of d or is
