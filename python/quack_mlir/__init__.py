@@ -1,7 +1,7 @@
 """quack_mlir: PyTorch ops that launch kernels compiled by quackc.
 
-Ops (forward only, over the last dimension, on the current CUDA stream):
-rmsnorm, softmax, layer_norm. Each is registered with torch.library
+Ops (over the last dimension, on the current CUDA stream): rmsnorm,
+softmax, layer_norm (forward only) and cross_entropy (with autograd). Each is registered with torch.library
 (quack_mlir::rmsnorm_fwd, softmax_fwd, layernorm_fwd) for torch.compile,
 and called directly, past the dispatcher, in eager mode.
 
@@ -17,10 +17,11 @@ $QUACK_MLIR_BUILD_DIR/lib).
 from ._kernels import get_bundle, set_bundle
 from ._runtime import KernelError, RuntimeLibraryError
 from .bundle import BundleError, KernelNotFoundError
+from .cross_entropy import cross_entropy
 from .layernorm import layer_norm
 from .rmsnorm import rmsnorm
 from .softmax import softmax
 
-__all__ = ["rmsnorm", "softmax", "layer_norm", "set_bundle", "get_bundle",
+__all__ = ["rmsnorm", "softmax", "layer_norm", "cross_entropy", "set_bundle", "get_bundle",
            "BundleError", "KernelNotFoundError", "KernelError",
            "RuntimeLibraryError"]

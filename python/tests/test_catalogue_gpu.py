@@ -226,3 +226,30 @@ def test_layernorm_without_bias(t, n):
                                          eps)
     assert rel(y, ref) < TOL[t]
     assert rel(mean, x.double().mean(-1)) < 1e-5
+
+
+@pytest.mark.parametrize("t", ["bf16", "f32"])
+@pytest.mark.parametrize("n", [7, 1000, 4096])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_op_with_autograd(t, n, reduction):
+    import quack_mlir
+    m = 1025
+    x, target = ce_inputs(t, m, n, True)
+    x1 = x.clone().requires_grad_(True)
+    x2 = x.double().clone().requires_grad_(True)
+    loss = quack_mlir.cross_entropy(x1, target, reduction=reduction)
+    ref = torch.nn.functional.cross_entropy(x2, target, reduction=reduction,
+                                            ignore_index=IGNORE_INDEX)
+    assert rel(loss.detach(), ref.detach()) < 1e-4
+    g = torch.randn_like(ref)
+    loss.backward(g.to(loss.dtype))
+    ref.backward(g)
+    assert x1.grad.dtype == x.dtype
+    assert rel(x1.grad, x2.grad) < TOL[t]
+
+
+def test_cross_entropy_op_all_ignored_mean_is_nan():
+    import quack_mlir
+    x = torch.randn(4, 64, device="cuda")
+    target = torch.full((4,), IGNORE_INDEX, device="cuda")
+    assert torch.isnan(quack_mlir.cross_entropy(x, target)).item()

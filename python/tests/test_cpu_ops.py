@@ -533,3 +533,21 @@ def test_ops_pass_arguments_in_metadata_order(torch, tmp_path, monkeypatch):
         assert not calls
     finally:
         quack_mlir.set_bundle(None)
+
+
+def test_cross_entropy_validation():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    import quack_mlir
+    x = torch.zeros(4, 8)
+    with pytest.raises(TypeError, match="target must be torch.int64"):
+        quack_mlir.cross_entropy(x, torch.zeros(4, dtype=torch.int32))
+    with pytest.raises(ValueError, match="target has 3 rows but logits has 4"):
+        quack_mlir.cross_entropy(x, torch.zeros(3, dtype=torch.int64))
+    with pytest.raises(ValueError, match="reduction must be"):
+        quack_mlir.cross_entropy(x, torch.zeros(4, dtype=torch.int64),
+                                 reduction="avg")
+    with pytest.raises(ValueError, match="logits must be a 2-d tensor"):
+        quack_mlir.cross_entropy(torch.zeros(8),
+                                 torch.zeros(4, dtype=torch.int64))
+    with pytest.raises(ValueError, match="must be on a CUDA device"):
+        quack_mlir.cross_entropy(x, torch.zeros(4, dtype=torch.int64))

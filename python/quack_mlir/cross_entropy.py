@@ -1,0 +1,114 @@
+"""Cross-entropy over the last dimension, with autograd.
+
+The forward kernel (cross_entropy_fwd) gives each row's loss and its
+log-sum-exp; the backward kernel (cross_entropy_bwd) turns the saved
+log-sum-exp and the incoming gradient into dlogits in one pass. Both ignore
+rows whose target is `ignore_index`.
+"""
+
+from . import _ops
+from ._launch import Launcher, float_bits  # noqa: F401
+
+__all__ = ["cross_entropy"]
+
+_OP = "cross_entropy"
+# cross_entropy_fwd(M, x, x.row_stride, target, ignore_index, loss, lse)
+_fwd = Launcher("cross_entropy_fwd", ("T", "N"), fixed={"IGNORE": "true"})
+# cross_entropy_bwd(M, x, x.row_stride, target, lse, dloss, ignore_index,
+#                   dx, dx.row_stride)
+_bwd = Launcher("cross_entropy_bwd", ("T", "N"), fixed={"IGNORE": "true"})
+
+
+def _check(logits, target, reduction, ignore_index):
+    torch = _ops.torch
+    if not isinstance(logits, _ops.Tensor) or logits.dim() != 2:
+        raise ValueError(f"{_OP}: logits must be a 2-d tensor [M, N], got "
+                         f"{getattr(logits, 'shape', type(logits).__name__)}")
+    if not isinstance(target, _ops.Tensor) or target.dim() != 1:
+        raise ValueError(f"{_OP}: target must be a 1-d tensor [M]")
+    if target.dtype != torch.int64:
+        raise TypeError(f"{_OP}: target must be torch.int64, got "
+                        f"{target.dtype}")
+    if target.shape[0] != logits.shape[0]:
+        raise ValueError(f"{_OP}: target has {target.shape[0]} rows but "
+                         f"logits has {logits.shape[0]}")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{_OP}: reduction must be 'mean', 'sum' or "
+                         f"'none', got {reduction!r}")
+    if not isinstance(ignore_index, int) or isinstance(ignore_index, bool):
+        raise TypeError(f"{_OP}: ignore_index must be an int")
+
+
+def _forward(logits, target, ignore_index):
+    m, n, stride, dt, _ = _ops.rows(_OP, logits)
+    dev = _ops.device(_OP, logits, ("target", target))
+    target = target.contiguous()
+    loss = _ops.empty_per_row(logits, m)
+    lse = _ops.empty_per_row(logits, m)
+    if m > 0:
+        _ops.launch(_fwd, (dt[0], n), dev, m, (
+            logits.data_ptr(), stride, target.data_ptr(), ignore_index,
+            loss.data_ptr(), lse.data_ptr()))
+    return loss, lse
+
+
+def _backward(logits, target, lse, dloss, ignore_index):
+    m, n, stride, dt, _ = _ops.rows(_OP, logits)
+    dev = _ops.device(_OP, logits)
+    dx = _ops.torch.empty((m, n), dtype=logits.dtype, device=logits.device)
+    dloss = dloss.float().contiguous()
+    if m > 0:
+        _ops.launch(_bwd, (dt[0], n), dev, m, (
+            logits.data_ptr(), stride, target.data_ptr(), lse.data_ptr(),
+            dloss.data_ptr(), ignore_index, dx.data_ptr(), n if m > 1 else 0))
+    return dx
+
+
+_Function = None
+
+
+def _function():
+    global _Function
+    if _Function is not None:
+        return _Function
+    torch = _ops.torch
+
+    class CrossEntropy(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, logits, target, ignore_index):
+            loss, lse = _forward(logits, target, ignore_index)
+            ctx.save_for_backward(logits, target, lse)
+            ctx.ignore_index = ignore_index
+            return loss
+
+        @staticmethod
+        def backward(ctx, dloss):
+            logits, target, lse = ctx.saved_tensors
+            dx = _backward(logits, target.contiguous(), lse, dloss,
+                           ctx.ignore_index)
+            return dx, None, None
+
+    _Function = CrossEntropy
+    return _Function
+
+
+def cross_entropy(logits, target, reduction="mean", ignore_index=-100):
+    """torch.nn.functional.cross_entropy(logits, target, reduction=...,
+    ignore_index=...) for 2-d logits [M, N] (bf16/f16/f32, last dimension
+    unit-stride) and int64 targets [M], with autograd.
+
+    Rows whose target is ignore_index have loss 0 and gradient 0; 'mean'
+    divides by the number of other rows (NaN when every row is ignored, as
+    torch). A target outside [0, N) that is not ignored gives a NaN loss for
+    its row and never reads out of bounds.
+    """
+    if _ops.torch is None:
+        _ops.init_torch()
+    _check(logits, target, reduction, ignore_index)
+    loss = _function().apply(logits, target, ignore_index)
+    if reduction == "none":
+        return loss
+    total = loss.sum()
+    if reduction == "sum":
+        return total
+    return total / (target != ignore_index).sum()
