@@ -106,7 +106,7 @@ def test_cross_entropy_out_of_range_target_is_nan():
 
 
 def test_logsumexp_of_an_all_negative_infinity_row():
-    m, n = 2, 256
+    m, n = 2, 1000
     x = torch.randn(m, n, device="cuda")
     x[1] = float("-inf")
     target = torch.zeros(m, dtype=torch.int64, device="cuda")
@@ -250,6 +250,6 @@ def test_cross_entropy_op_with_autograd(t, n, reduction):
 
 def test_cross_entropy_op_all_ignored_mean_is_nan():
     import quack_mlir
-    x = torch.randn(4, 64, device="cuda")
+    x = torch.randn(4, 1000, device="cuda")
     target = torch.full((4,), IGNORE_INDEX, device="cuda")
     assert torch.isnan(quack_mlir.cross_entropy(x, target)).item()
