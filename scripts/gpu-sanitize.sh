@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+#===- gpu-sanitize.sh - compute-sanitizer over the catalogue kernels -----===#
+#
+# Usage: scripts/gpu-sanitize.sh BUILD_DIR BUNDLE_DIR [OUT_DIR]
+#
+# On a Hopper machine with torch and compute-sanitizer: runs the catalogue's
+# GPU tests at shapes that exercise the N tail (N = 7, 1000) and the row
+# bound (M not a multiple of the rows per CTA) under memcheck, racecheck,
+# synccheck and initcheck, and prints each tool's error summary. Exits
+# nonzero if any tool reports an error.
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+
+if [ $# -lt 2 ]; then
+  echo "usage: $0 BUILD_DIR BUNDLE_DIR [OUT_DIR]" >&2
+  exit 2
+fi
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$(cd "$1" && pwd)
+BUNDLE=$(cd "$2" && pwd)
+OUT=${3:-gpu-sanitize-out}
+mkdir -p "$OUT"
+SANITIZER=${COMPUTE_SANITIZER:-compute-sanitizer}
+command -v "$SANITIZER" >/dev/null 2>&1 ||
+  SANITIZER=/usr/local/cuda/bin/compute-sanitizer
+
+export QUACK_MLIR_RUNTIME_LIB="$BUILD/lib/libquack_runtime.so"
+export QUACK_MLIR_BUNDLE="$BUNDLE"
+export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1
+
+# Small shapes with tails: every kernel family, bf16 and f32.
+SELECT="(catalogue and (-7- or 1000-f32)) or ((test_rmsnorm or test_softmax or test_layer_norm) and 1000-3)"
+
+status=0
+for tool in memcheck racecheck synccheck initcheck; do
+  log="$OUT/$tool.log"
+  "$SANITIZER" --tool "$tool" --error-exitcode 99 \
+    python3 -m pytest "$ROOT/python/tests" -q -p no:cacheprovider \
+    -k "$SELECT" >"$log" 2>&1
+  rc=$?
+  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1)
+  tests=$(grep -E "passed|failed" "$log" | tail -n 1)
+  echo "$tool: exit $rc; ${summary:-no summary}; $tests"
+  [ "$rc" -ne 0 ] && status=1
+done
+exit $status
