@@ -7,8 +7,10 @@ Usage: mutate.py QUACKC KERNEL_DIR WORK_DIR [--seed S] [--mutants N]
 For every KERNEL_DIR/*.qk: every prefix at a stride of B bytes (plus the
 whole file less its last byte) and N seeded mutations (byte flips, span
 deletions, token swaps, duplications and insertions of tokens the language
-uses). Each input is compiled with `quackc --emit=quack -D T=bf16 -D N=64`,
-and every other one also with `--emit=gpu`. quackc must exit with 0 or 1
+uses). Each input is compiled with `quackc --emit=quack -D T=bf16 -D N=64`
+plus a binding for every other compile-time parameter of the original file
+(another type parameter: f32; a flag: true or false, by input; anything
+else: 64), and every other input also with `--emit=gpu`. quackc must exit with 0 or 1
 (a signal or any other exit code is a failure) and must print `error:` on
 stderr whenever it exits with 1. Failing inputs are kept in WORK_DIR and
 listed with the command that reproduces them. Deterministic for a given
@@ -63,9 +65,31 @@ def mutate(text, rng):
     return text
 
 
-def run(quackc, path, emit):
-    cmd = [quackc, path, "--emit=" + emit, "-D", "T=bf16", "-D", "N=64",
-           "-o", os.devnull]
+GENERICS = re.compile(r"kernel\s+\w+\s*<([^>]*)>")
+
+
+def bindings(text, rng):
+    """-D arguments for the compile-time parameters declared in `text`."""
+    values = {"T": "bf16", "N": "64"}
+    for group in GENERICS.findall(text):
+        for param in group.split(","):
+            name, _, kind = (x.strip() for x in param.partition(":"))
+            if not name or name in values:
+                continue
+            if kind == "bool":
+                values[name] = rng.choice(["true", "false"])
+            elif re.search(r":\s*" + re.escape(name) + r"\s*\[", text):
+                values[name] = "f32"
+            else:
+                values[name] = "64"
+    args = []
+    for name, value in values.items():
+        args += ["-D", f"{name}={value}"]
+    return args
+
+
+def run(quackc, path, emit, defs):
+    cmd = [quackc, path, "--emit=" + emit] + defs + ["-o", os.devnull]
     try:
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, timeout=60)
@@ -87,8 +111,8 @@ def main():
     ap.add_argument("kernels")
     ap.add_argument("work")
     ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--mutants", type=int, default=24)
-    ap.add_argument("--stride", type=int, default=29)
+    ap.add_argument("--mutants", type=int, default=20)
+    ap.add_argument("--stride", type=int, default=41)
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
 
@@ -103,18 +127,20 @@ def main():
         stem = name[:-3]
         cuts = sorted(set(range(0, len(text), args.stride)) | {len(text) - 1})
         for n in cuts:
-            inputs.append((f"{stem}-prefix{n}.qk", text[:n]))
+            inputs.append((f"{stem}-prefix{n}.qk", text[:n],
+                           bindings(text, rng)))
         for i in range(args.mutants):
-            inputs.append((f"{stem}-mutant{i}.qk", mutate(text, rng)))
+            inputs.append((f"{stem}-mutant{i}.qk", mutate(text, rng),
+                           bindings(text, rng)))
 
     jobs = []
-    for i, (name, text) in enumerate(inputs):
+    for i, (name, text, defs) in enumerate(inputs):
         path = os.path.join(args.work, name)
         with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(text)
-        jobs.append((path, "quack"))
+        jobs.append((path, "quack", defs))
         if i % 2 == 0:
-            jobs.append((path, "gpu"))
+            jobs.append((path, "gpu", defs))
 
     failures = []
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
