@@ -101,6 +101,8 @@ private:
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerGather(GatherOp op);
+  /// Moves gathers before the first matrix store (see run()).
+  LogicalResult orderGathersBeforeStores();
   LogicalResult lowerColumn(ColumnOp op);
   LogicalResult lowerLogSumExp(LogSumExpOp op);
   /// Reduces a row's fragments across the thread, its warp and its CTA.
@@ -168,6 +170,9 @@ private:
   LLVM::GlobalOp sharedGlobal;
   int64_t sharedBytes = 0;
   int64_t sharedCursor = 0;
+
+  Operation *firstMatrixStore = nullptr;
+  bool hasGathers = false;
 
   DenseMap<Value, SmallVector<Value>> fragments;
   IRMapping scalars;
@@ -807,6 +812,34 @@ LogicalResult RowKernelLowering::lowerOp(Operation *op) {
   return success();
 }
 
+LogicalResult RowKernelLowering::orderGathersBeforeStores() {
+  Block &body = kernel.getBody().front();
+  for (Operation &op : body) {
+    auto store = dyn_cast<StoreOp>(&op);
+    if (store && classifyArgType(store.getDest().getType()) == ArgKind::Matrix) {
+      firstMatrixStore = &op;
+      break;
+    }
+  }
+  SmallVector<GatherOp> gathers(body.getOps<GatherOp>());
+  hasGathers = !gathers.empty();
+  if (!firstMatrixStore)
+    return success();
+  for (GatherOp gather : gathers) {
+    if (gather->isBeforeInBlock(firstMatrixStore))
+      continue;
+    // A gather after the first store moves before it when its index is
+    // already known there.
+    Operation *def = gather.getIndex().getDefiningOp();
+    if (def && !def->isBeforeInBlock(firstMatrixStore))
+      return gather.emitOpError(
+          "reads an input after a row has been written, at an index that "
+          "is computed after that write; compute the index earlier");
+    gather->moveBefore(firstMatrixStore);
+  }
+  return success();
+}
+
 LogicalResult RowKernelLowering::run() {
   if (vectorsPerRow * config.vector != rowLength)
     return kernel.emitOpError("vector width ")
@@ -824,9 +857,17 @@ LogicalResult RowKernelLowering::run() {
   for (auto [index, arg] : llvm::enumerate(args))
     if (arg.kind == ArgKind::Scalar)
       scalars.map(kernel.getBody().getArgument(index), arg.scalar);
-  for (Operation &op : kernel.getBody().front())
+  if (failed(orderGathersBeforeStores()))
+    return failure();
+  for (Operation &op : kernel.getBody().front()) {
+    // Outputs may alias inputs (a gradient written in place over the
+    // logits): every gather of the CTA must have read its element before
+    // any thread writes a row, so the first matrix store waits for all.
+    if (&op == firstMatrixStore && hasGathers)
+      gpu::BarrierOp::create(b, loc);
     if (failed(lowerOp(&op)))
       return failure();
+  }
   gpu::ReturnOp::create(b, loc);
   return success();
 }

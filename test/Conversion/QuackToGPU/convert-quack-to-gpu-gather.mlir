@@ -1,4 +1,4 @@
-// RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu | FileCheck %s
+// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu | FileCheck %s
 
 // CHECK-LABEL: gpu.func @ce
 // A gather reads x[row, t] only when 0 <= t < N (and the row exists);
@@ -19,6 +19,11 @@
 // CHECK: math.log
 // The column index of each lane: the vector's first column plus 0..3.
 // CHECK: arith.constant dense<[0, 1, 2, 3]> : vector<4xi64>
+// An output may alias the gathered input (in-place gradients): a barrier
+// separates every gather of the CTA from the first row written.
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK: gpu.return
 quack.kernel @ce(%x: memref<?x1024xf32> {quack.name = "x"},
                  %t: memref<?xi64> {quack.name = "t"},
@@ -35,5 +40,25 @@ quack.kernel @ce(%x: memref<?x1024xf32> {quack.name = "x"},
   %eq = arith.cmpi eq, %cols, %tb : vector<1024xi64>
   %h = arith.uitofp %eq : vector<1024xi1> to vector<1024xf32>
   quack.store %h, %hot : vector<1024xf32>, memref<?x1024xf32>
+  quack.return
+}
+
+// -----
+
+// A gather written after a row store moves before it (its index is known
+// there), so it never reads an element the kernel has already overwritten.
+// CHECK-LABEL: gpu.func @late_gather
+// CHECK: scf.if %{{.*}} -> (f32)
+// CHECK: gpu.barrier
+// CHECK: llvm.store %{{.*}} : vector<4xf32>, !llvm.ptr<1>
+quack.kernel @late_gather(%x: memref<?x1024xf32> {quack.name = "x"},
+                          %t: memref<?xi64> {quack.name = "t"},
+                          %y: memref<?x1024xf32> {quack.name = "y", quack.role = "output"},
+                          %v: memref<?xf32> {quack.name = "v", quack.role = "output"}) {
+  %ti = quack.load %t : memref<?xi64> -> i64
+  %row = quack.load %x : memref<?x1024xf32> -> vector<1024xf32>
+  quack.store %row, %y : vector<1024xf32>, memref<?x1024xf32>
+  %xt = quack.gather %x[%ti] : memref<?x1024xf32>, i64 -> f32
+  quack.store %xt, %v : f32, memref<?xf32>
   quack.return
 }
