@@ -207,6 +207,28 @@ private:
   void error(llvm::SMLoc at, const llvm::Twine &message) {
     mlir::emitError(loc(at)) << message.str();
   }
+
+  /// Nesting limit for expressions (operators, parentheses, calls) and 'if'
+  /// blocks: parsing, IR building and destroying the AST recurse over it,
+  /// and thousands of levels overflow the stack.
+  static constexpr unsigned kMaxNesting = 256;
+  unsigned nesting = 0;
+  /// Restores `nesting` when a parse function returns.
+  struct NestingScope {
+    unsigned &nesting;
+    unsigned saved;
+    explicit NestingScope(unsigned &n) : nesting(n), saved(n) {}
+    ~NestingScope() { nesting = saved; }
+  };
+  /// One level deeper; an error when past the limit.
+  bool deeper() {
+    if (++nesting <= kMaxNesting)
+      return true;
+    error(tok.loc(), "nested too deeply (more than " +
+                         llvm::Twine(kMaxNesting) +
+                         " levels of operators, parentheses or blocks)");
+    return false;
+  }
   std::string describe(const Token &t) {
     switch (t.kind) {
     case Tok::Eof:
@@ -285,6 +307,9 @@ private:
 
   /// Parses statements up to and including the closing '}'.
   bool parseBlock(std::vector<Stmt> &body, const std::string &what) {
+    NestingScope scope(nesting);
+    if (!deeper())
+      return false;
     while (tok.kind != Tok::RBrace) {
       if (tok.kind == Tok::Eof) {
         error(tok.loc(),
@@ -374,6 +399,9 @@ private:
   }
 
   std::unique_ptr<Expr> parseExpr() {
+    NestingScope scope(nesting);
+    if (!deeper())
+      return nullptr;
     auto lhs = parseSum();
     if (!lhs)
       return nullptr;
@@ -400,10 +428,13 @@ private:
   }
 
   std::unique_ptr<Expr> parseSum() {
+    NestingScope scope(nesting);
     auto lhs = parseTerm();
     while (lhs && (tok.kind == Tok::Plus || tok.kind == Tok::Minus)) {
       auto e = std::make_unique<Expr>(Expr::Kind::Binary, tok.loc());
       e->op = tok.text[0];
+      if (!deeper())
+        return nullptr;
       consume();
       auto rhs = parseTerm();
       if (!rhs)
@@ -416,10 +447,13 @@ private:
   }
 
   std::unique_ptr<Expr> parseTerm() {
+    NestingScope scope(nesting);
     auto lhs = parseUnary();
     while (lhs && (tok.kind == Tok::Star || tok.kind == Tok::Slash)) {
       auto e = std::make_unique<Expr>(Expr::Kind::Binary, tok.loc());
       e->op = tok.text[0];
+      if (!deeper())
+        return nullptr;
       consume();
       auto rhs = parseUnary();
       if (!rhs)
@@ -432,7 +466,10 @@ private:
   }
 
   std::unique_ptr<Expr> parseUnary() {
+    NestingScope scope(nesting);
     if (tok.kind == Tok::Minus) {
+      if (!deeper())
+        return nullptr;
       auto e = std::make_unique<Expr>(Expr::Kind::Unary, tok.loc());
       e->op = '-';
       consume();
