@@ -64,8 +64,9 @@ inline void checkReported(bool failed, const DiagnosticCounter &diags,
 }
 
 /// Bindings for every compile-time parameter of `file`'s kernels, picked from
-/// a seed: a parameter used as an element type gets a dtype, any other an
-/// integer (mostly valid row lengths, sometimes odd or invalid ones).
+/// a seed: a flag gets true or false, a parameter used as an element type a
+/// dtype, any other an integer (mostly valid row lengths, sometimes odd or
+/// invalid ones); one in sixteen gets a value of the wrong kind.
 inline Bindings pickBindings(const qk::File &file, uint64_t seed) {
   static const char *const dtypes[] = {"bf16", "f16", "f32", "bf16",
                                        "f64",  "i32", "T",   ""};
@@ -83,7 +84,9 @@ inline Bindings pickBindings(const qk::File &file, uint64_t seed) {
       // Mostly the kind the parameter needs; now and then the wrong one.
       bool wrongKind = r % 16 == 0;
       r /= 16;
-      if (isType != wrongKind)
+      if (g.isFlag && !wrongKind)
+        bindings[g.name] = r % 2 ? "true" : "false";
+      else if (isType != wrongKind)
         bindings[g.name] = dtypes[r % 4 == 0 ? r / 4 % 8 : r % 3];
       else
         bindings[g.name] = ints[r % 4 == 0 ? r / 4 % 12 : r % 2];
