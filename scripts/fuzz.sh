@@ -80,7 +80,7 @@ set +e
   >"$LOG" 2>&1
 RC=$?
 set -e
-grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec)' "$LOG" || true
+grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::average_exec_per_sec)' "$LOG" || true
 if [ $RC -ne 0 ]; then
   grep -E 'ERROR|runtime error|fuzzer:|SUMMARY|Test unit written' "$LOG" | head -20
   echo "fuzz.sh: quack-fuzz-$TARGET failed (exit $RC); see $LOG" >&2
