@@ -1,4 +1,5 @@
-//===- Compiler.cpp - compile descriptions to cubins -----------------------===//
+//===- Compiler.cpp - compile descriptions to cubins
+//-----------------------===//
 //
 // Part of the quack project.
 //
@@ -130,6 +131,18 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
   return result;
 }
 
+llvm::json::Object bindingsToJSON(const Bindings &bindings) {
+  llvm::json::Object object;
+  for (const auto &[name, value] : bindings) {
+    int64_t asInt;
+    if (!llvm::StringRef(value).getAsInteger(10, asInt))
+      object[name] = asInt;
+    else
+      object[name] = value;
+  }
+  return object;
+}
+
 std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -141,15 +154,7 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
     j.attribute("symbol", kernel);
     j.attribute("cubin", cubinFile);
     j.attribute("arch", arch);
-    j.attributeObject("bindings", [&] {
-      for (const auto &[k, v] : bindings) {
-        int64_t asInt;
-        if (!llvm::StringRef(v).getAsInteger(10, asInt))
-          j.attribute(k, asInt);
-        else
-          j.attribute(k, v);
-      }
-    });
+    j.attribute("bindings", bindingsToJSON(bindings));
     j.attribute("params", params ? std::move(*params) : llvm::json::Array());
     j.attribute("N", rowLength);
     j.attribute("alignment", requiredAlignment);
@@ -219,8 +224,8 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                     "input",
              failure();
   } else {
-    module = importKernelSource(sourceMgr, bufferId, &context,
-                                options.bindings, options.kernel);
+    module = importKernelSource(sourceMgr, bufferId, &context, options.bindings,
+                                options.kernel);
     if (!module)
       return failure();
   }
@@ -237,8 +242,8 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
         drop.push_back(&op);
     }
     if (!found)
-      return emitError(fileLoc) << "no kernel named '" << options.kernel
-                                << "' in the input",
+      return emitError(fileLoc)
+                 << "no kernel named '" << options.kernel << "' in the input",
              failure();
     for (Operation *op : drop)
       op->erase();
@@ -271,8 +276,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   // 3. Rows over threads.
   if (failed(runPipeline(*module, buildQuackToGPUPipeline, pipeline)))
     return failure();
-  artifacts.kernels =
-      collectMetadata(*module, options, buffer->getBuffer());
+  artifacts.kernels = collectMetadata(*module, options, buffer->getBuffer());
   for (KernelMetadata &md : artifacts.kernels)
     md.configReason = reasons[md.kernel];
   if (options.emit == Stage::GPU) {
@@ -298,8 +302,8 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     for (auto m : gpuModules)
       names += (names.empty() ? "" : ", ") + m.getName().str();
     return emitError(fileLoc)
-               << "the input has " << gpuModules.size() << " kernels ("
-               << names << "); choose one with --kernel=<name>",
+               << "the input has " << gpuModules.size() << " kernels (" << names
+               << "); choose one with --kernel=<name>",
            failure();
   }
 

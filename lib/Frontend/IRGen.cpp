@@ -1,4 +1,5 @@
-//===- IRGen.cpp - .qk syntax tree to row-level quack IR --------------------===//
+//===- IRGen.cpp - .qk syntax tree to row-level quack IR
+//--------------------===//
 //
 // Part of the quack project.
 //
@@ -85,8 +86,8 @@ public:
       if (!declared.contains(name)) {
         mlir::emitError(fileLoc())
             << "unknown binding -D " << name << "=" << value
-            << ": no kernel compiled from this file has a parameter '"
-            << name << "'";
+            << ": no kernel compiled from this file has a parameter '" << name
+            << "'";
         return nullptr;
       }
     return module;
@@ -127,13 +128,12 @@ private:
                             llvm::SMLoc at) {
     const GenericParam *g = generic(kernel, name);
     if (!g || !g->isFlag)
-      return error(at) << "unknown flag '" << name
-                       << "'; declare it as '" << name
-                       << ": bool' among the kernel's parameters";
+      return error(at) << "unknown flag '" << name << "'; declare it as '"
+                       << name << ": bool' among the kernel's parameters";
     auto it = bindings.find(name.str());
     if (it == bindings.end())
-      return error(at) << "flag '" << name << "' is not bound; pass -D "
-                       << name << "=true or -D " << name << "=false";
+      return error(at) << "flag '" << name << "' is not bound; pass -D " << name
+                       << "=true or -D " << name << "=false";
     StringRef v = it->second;
     if (v == "true" || v == "1")
       return true;
@@ -159,9 +159,8 @@ private:
     if (isGeneric(kernel, name)) {
       auto it = bindings.find(spelled);
       if (it == bindings.end())
-        return error(at) << "parameter '" << name
-                         << "' is not bound; pass -D " << name
-                         << "=<type> (bf16, f16 or f32)";
+        return error(at) << "parameter '" << name << "' is not bound; pass -D "
+                         << name << "=<type> (bf16, f16 or f32)";
       spelled = it->second;
     }
     Type type = llvm::StringSwitch<Type>(spelled)
@@ -188,8 +187,8 @@ private:
   FailureOr<int64_t> sizeOf(const Kernel &kernel, const TypeRef::Dim &dim) {
     if (dim.name.empty()) {
       if (dim.value <= 0)
-        return error(dim.loc) << "dimension must be positive, got "
-                              << dim.value;
+        return error(dim.loc)
+               << "dimension must be positive, got " << dim.value;
       return dim.value;
     }
     if (!isGeneric(kernel, dim.name))
@@ -198,14 +197,14 @@ private:
                                "parameter of the kernel";
     auto it = bindings.find(dim.name);
     if (it == bindings.end())
-      return error(dim.loc) << "parameter '" << dim.name
-                            << "' is not bound; pass -D " << dim.name
-                            << "=<positive integer>";
+      return error(dim.loc)
+             << "parameter '" << dim.name << "' is not bound; pass -D "
+             << dim.name << "=<positive integer>";
     int64_t value;
     if (StringRef(it->second).getAsInteger(10, value) || value <= 0)
-      return error(dim.loc) << "parameter '" << dim.name << "' is bound to '"
-                            << it->second
-                            << "', which is not a positive integer";
+      return error(dim.loc)
+             << "parameter '" << dim.name << "' is bound to '" << it->second
+             << "', which is not a positive integer";
     if (value > (int64_t(1) << 24))
       return error(dim.loc) << "parameter '" << dim.name << "' = " << value
                             << " is larger than the supported 16777216";
@@ -213,8 +212,8 @@ private:
   }
 
   FailureOr<Type> argType(const Kernel &kernel, const Param &p) {
-    FailureOr<Type> elt = elementType(kernel, p.type.element,
-                                      p.type.elementLoc);
+    FailureOr<Type> elt =
+        elementType(kernel, p.type.element, p.type.elementLoc);
     if (failed(elt))
       return failure();
     const auto &shape = p.type.shape;
@@ -225,8 +224,8 @@ private:
       FailureOr<int64_t> n = sizeOf(kernel, shape[1]);
       if (failed(n))
         return failure();
-      auto layout = StridedLayoutAttr::get(context, 0,
-                                           {ShapedType::kDynamic, 1});
+      auto layout =
+          StridedLayoutAttr::get(context, 0, {ShapedType::kDynamic, 1});
       return Type(MemRefType::get({ShapedType::kDynamic, *n}, *elt, layout));
     }
     if (shape.size() == 1 && isM(shape[0]))
@@ -249,8 +248,8 @@ private:
   LogicalResult buildKernel(const Kernel &kernel) {
     for (const GenericParam &g : kernel.generics)
       if (g.name == "M" || g.name == "col")
-        return error(g.loc) << "'" << g.name
-                            << "' is reserved and cannot be a parameter";
+        return error(g.loc)
+               << "'" << g.name << "' is reserved and cannot be a parameter";
     // Arguments present under the bindings' flags.
     SmallVector<Type> types;
     SmallVector<Attribute> argAttrs;
@@ -260,11 +259,10 @@ private:
     absent.clear();
     for (const Param &p : kernel.params) {
       if (!seen.insert(p.name).second)
-        return error(p.loc) << "argument '" << p.name
-                            << "' is declared twice";
+        return error(p.loc) << "argument '" << p.name << "' is declared twice";
       if (generic(kernel, p.name) || p.name == "M" || p.name == "col")
-        return error(p.loc) << "argument '" << p.name
-                            << "' has the name of a parameter";
+        return error(p.loc)
+               << "argument '" << p.name << "' has the name of a parameter";
       FailureOr<bool> on = holds(kernel, p.condition);
       if (failed(on))
         return failure();
@@ -284,8 +282,7 @@ private:
                                 << "has " << *n;
           n = len;
         }
-        if (p.isOutput && memref.getRank() == 1 &&
-            !memref.isDynamicDim(0))
+        if (p.isOutput && memref.getRank() == 1 && !memref.isDynamicDim(0))
           return error(p.loc) << "output '" << p.name
                               << "' is a row vector T[N]; reductions over "
                                  "rows are not supported yet";
@@ -329,13 +326,13 @@ private:
       return failure();
     for (const Param *p : present)
       if (p->isOutput && !assigned.contains(p->name))
-        return error(p->loc) << "output '" << p->name
-                             << "' is never assigned";
+        return error(p->loc) << "output '" << p->name << "' is never assigned";
     mlir::quack::ReturnOp::create(b, loc(kernel.loc));
     return success();
   }
 
-  LogicalResult buildStmts(const Kernel &kernel, const std::vector<Stmt> &body) {
+  LogicalResult buildStmts(const Kernel &kernel,
+                           const std::vector<Stmt> &body) {
     for (const Stmt &stmt : body) {
       if (!stmt.condition.flag.empty()) {
         FailureOr<bool> taken = holds(kernel, stmt.condition);
@@ -353,9 +350,9 @@ private:
 
   LogicalResult buildAssign(const Kernel &kernel, const Stmt &assign) {
     if (auto it = absent.find(assign.target); it != absent.end())
-      return error(assign.loc) << "'" << assign.target
-                               << "' is not an argument of this variant: "
-                               << flagNote(it->second);
+      return error(assign.loc)
+             << "'" << assign.target << "' is not an argument of this variant: "
+             << flagNote(it->second);
     FailureOr<RValue> value = buildExpr(*assign.value);
     if (failed(value))
       return failure();
@@ -367,8 +364,8 @@ private:
                                     "assigned once";
       if (generic(kernel, assign.target) || assign.target == "M" ||
           assign.target == "col" || assign.target == "N")
-        return error(assign.loc) << "cannot assign to parameter '"
-                                 << assign.target << "'";
+        return error(assign.loc)
+               << "cannot assign to parameter '" << assign.target << "'";
       names[assign.target] = *value;
       return success();
     }
@@ -377,8 +374,7 @@ private:
     if (!p.isOutput)
       return error(assign.loc) << "cannot assign to input '" << p.name << "'";
     if (!assigned.insert(p.name).second)
-      return error(assign.loc) << "output '" << p.name
-                               << "' is assigned twice";
+      return error(assign.loc) << "output '" << p.name << "' is assigned twice";
     auto memref = cast<MemRefType>(dest.getType());
     bool wantsRow = !memref.isDynamicDim(memref.getRank() - 1);
     Location at = loc(assign.loc);
@@ -466,9 +462,9 @@ private:
   RValue broadcast(RValue v, Location at) {
     if (v.isRow)
       return v;
-    return {vector::BroadcastOp::create(b, at, rowType(v.value.getType()),
-                                        v.value),
-            true, v.kind};
+    return {
+        vector::BroadcastOp::create(b, at, rowType(v.value.getType()), v.value),
+        true, v.kind};
   }
 
   FailureOr<RValue> loadParam(const Param &p, Value arg, llvm::SMLoc at) {
@@ -493,9 +489,8 @@ private:
   /// shape: an integer literal next to an integer stays an integer, other
   /// mixes of integers and floats are floats, and a scalar next to a row is
   /// broadcast.
-  FailureOr<std::pair<RValue, RValue>> buildPair(const Expr &lhsExpr,
-                                                 const Expr &rhsExpr,
-                                                 Location at) {
+  FailureOr<std::pair<RValue, RValue>>
+  buildPair(const Expr &lhsExpr, const Expr &rhsExpr, Location at) {
     FailureOr<RValue> lhs = buildExpr(lhsExpr);
     if (failed(lhs))
       return failure();
@@ -565,39 +560,7 @@ private:
       if (l.kind == Kind::Bool)
         return error(e.loc) << "arithmetic on conditions; use where(...), "
                                "and(...), or(...)";
-      Value v;
-      if (l.kind == Kind::Int) {
-        switch (e.op) {
-        case '+':
-          v = arith::AddIOp::create(b, at, l.value, r.value);
-          break;
-        case '-':
-          v = arith::SubIOp::create(b, at, l.value, r.value);
-          break;
-        case '*':
-          v = arith::MulIOp::create(b, at, l.value, r.value);
-          break;
-        default:
-          v = arith::DivSIOp::create(b, at, l.value, r.value);
-          break;
-        }
-        return RValue{v, l.isRow, Kind::Int};
-      }
-      switch (e.op) {
-      case '+':
-        v = arith::AddFOp::create(b, at, l.value, r.value);
-        break;
-      case '-':
-        v = arith::SubFOp::create(b, at, l.value, r.value);
-        break;
-      case '*':
-        v = arith::MulFOp::create(b, at, l.value, r.value);
-        break;
-      default:
-        v = arith::DivFOp::create(b, at, l.value, r.value);
-        break;
-      }
-      return RValue{v, l.isRow, Kind::Float};
+      return RValue{arithmetic(e.op, l, r, at), l.isRow, l.kind};
     }
     case Expr::Kind::Compare: {
       auto pair = buildPair(*e.operands[0], *e.operands[1], at);
@@ -633,14 +596,34 @@ private:
     llvm_unreachable("unknown expression kind");
   }
 
+  /// `l op r` for two operands of the same kind (float or integer) and
+  /// shape.
+  Value arithmetic(char op, RValue l, RValue r, Location at) {
+    bool isInt = l.kind == Kind::Int;
+    switch (op) {
+    case '+':
+      return isInt ? Value(arith::AddIOp::create(b, at, l.value, r.value))
+                   : Value(arith::AddFOp::create(b, at, l.value, r.value));
+    case '-':
+      return isInt ? Value(arith::SubIOp::create(b, at, l.value, r.value))
+                   : Value(arith::SubFOp::create(b, at, l.value, r.value));
+    case '*':
+      return isInt ? Value(arith::MulIOp::create(b, at, l.value, r.value))
+                   : Value(arith::MulFOp::create(b, at, l.value, r.value));
+    default:
+      return isInt ? Value(arith::DivSIOp::create(b, at, l.value, r.value))
+                   : Value(arith::DivFOp::create(b, at, l.value, r.value));
+    }
+  }
+
   FailureOr<RValue> buildName(const Expr &e) {
     Location at = loc(e.loc);
     if (auto it = names.find(e.name); it != names.end())
       return it->second;
     if (auto it = params.find(e.name); it != params.end()) {
       if (it->second.first->isOutput)
-        return error(e.loc) << "output '" << e.name
-                            << "' is read before it is assigned";
+        return error(e.loc)
+               << "output '" << e.name << "' is read before it is assigned";
       return loadParam(*it->second.first, it->second.second, e.loc);
     }
     if (auto it = absent.find(e.name); it != absent.end())
@@ -679,8 +662,7 @@ private:
              << (index->isRow ? "a whole row" : kindName(index->kind));
     Value source = it->second.second;
     Type elt = cast<MemRefType>(source.getType()).getElementType();
-    Value v =
-        mlir::quack::GatherOp::create(b, at, elt, source, index->value);
+    Value v = mlir::quack::GatherOp::create(b, at, elt, source, index->value);
     return widen(v, false, at);
   }
 
@@ -787,19 +769,19 @@ private:
                             << "' reduces a row, but its argument is one "
                                "value per row";
       if (args[0].kind == Kind::Bool)
-        return error(e.loc) << "'" << callee
-                            << "' reduces numbers, not conditions";
+        return error(e.loc)
+               << "'" << callee << "' reduces numbers, not conditions";
       RValue row = toFloat(args[0], at);
       if (callee == "logsumexp")
-        return RValue{mlir::quack::LogSumExpOp::create(b, at, b.getF32Type(),
-                                                       row.value),
-                      false, Kind::Float};
+        return RValue{
+            mlir::quack::LogSumExpOp::create(b, at, b.getF32Type(), row.value),
+            false, Kind::Float};
       mlir::quack::CombiningKind kind =
           callee == "max"   ? mlir::quack::CombiningKind::Max
           : callee == "min" ? mlir::quack::CombiningKind::Min
                             : mlir::quack::CombiningKind::Add;
-      Value r = mlir::quack::ReduceOp::create(b, at, b.getF32Type(), kind,
-                                              row.value);
+      Value r =
+          mlir::quack::ReduceOp::create(b, at, b.getF32Type(), kind, row.value);
       if (callee == "mean") {
         Value n = arith::ConstantOp::create(
             b, at, b.getF32FloatAttr(static_cast<float>(rowLength)));
@@ -819,15 +801,13 @@ private:
         return error(e.loc) << "'" << callee << "' compares numbers";
       Value v;
       if (l.kind == Kind::Int)
-        v = callee == "max" ? Value(arith::MaxSIOp::create(b, at, l.value,
-                                                           r.value))
-                            : Value(arith::MinSIOp::create(b, at, l.value,
-                                                           r.value));
+        v = callee == "max"
+                ? Value(arith::MaxSIOp::create(b, at, l.value, r.value))
+                : Value(arith::MinSIOp::create(b, at, l.value, r.value));
       else
-        v = callee == "max" ? Value(arith::MaximumFOp::create(b, at, l.value,
-                                                              r.value))
-                            : Value(arith::MinimumFOp::create(b, at, l.value,
-                                                              r.value));
+        v = callee == "max"
+                ? Value(arith::MaximumFOp::create(b, at, l.value, r.value))
+                : Value(arith::MinimumFOp::create(b, at, l.value, r.value));
       return RValue{v, l.isRow, l.kind};
     }
 
@@ -851,8 +831,8 @@ private:
       if (failed(expectArity(1)))
         return failure();
       if (args[0].kind == Kind::Bool)
-        return error(e.loc) << "'" << callee
-                            << "' takes a number, not a condition";
+        return error(e.loc)
+               << "'" << callee << "' takes a number, not a condition";
       RValue x = toFloat(args[0], at);
       if (unary)
         return RValue{unary(x.value), x.isRow, Kind::Float};
@@ -886,11 +866,11 @@ private:
 
 } // namespace
 
-OwningOpRef<ModuleOp> (::quack::importKernelSource)(llvm::SourceMgr &sourceMgr,
-                                                unsigned bufferId,
-                                                MLIRContext *context,
-                                                const Bindings &bindings,
-                                                StringRef onlyKernel) {
+OwningOpRef<ModuleOp>(::quack::importKernelSource)(llvm::SourceMgr &sourceMgr,
+                                                   unsigned bufferId,
+                                                   MLIRContext *context,
+                                                   const Bindings &bindings,
+                                                   StringRef onlyKernel) {
   context->loadDialect<mlir::quack::QuackDialect, arith::ArithDialect,
                        math::MathDialect, vector::VectorDialect>();
   std::optional<File> file = parseKernelFile(sourceMgr, bufferId, context);

@@ -1,4 +1,5 @@
-//===- Parser.cpp - lexer and parser for .qk descriptions -------------------===//
+//===- Parser.cpp - lexer and parser for .qk descriptions
+//-------------------===//
 //
 // Part of the quack project.
 //
@@ -28,6 +29,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace quack;
@@ -428,34 +430,28 @@ private:
   }
 
   std::unique_ptr<Expr> parseSum() {
-    NestingScope scope(nesting);
-    auto lhs = parseTerm();
-    while (lhs && (tok.kind == Tok::Plus || tok.kind == Tok::Minus)) {
-      auto e = std::make_unique<Expr>(Expr::Kind::Binary, tok.loc());
-      e->op = tok.text[0];
-      if (!deeper())
-        return nullptr;
-      consume();
-      auto rhs = parseTerm();
-      if (!rhs)
-        return nullptr;
-      e->operands.push_back(std::move(lhs));
-      e->operands.push_back(std::move(rhs));
-      lhs = std::move(e);
-    }
-    return lhs;
+    return parseLeftAssociative(Tok::Plus, Tok::Minus,
+                                [this] { return parseTerm(); });
   }
 
   std::unique_ptr<Expr> parseTerm() {
+    return parseLeftAssociative(Tok::Star, Tok::Slash,
+                                [this] { return parseUnary(); });
+  }
+
+  /// operand ((first | second) operand)*, folded to the left.
+  std::unique_ptr<Expr>
+  parseLeftAssociative(Tok first, Tok second,
+                       llvm::function_ref<std::unique_ptr<Expr>()> operand) {
     NestingScope scope(nesting);
-    auto lhs = parseUnary();
-    while (lhs && (tok.kind == Tok::Star || tok.kind == Tok::Slash)) {
+    auto lhs = operand();
+    while (lhs && (tok.kind == first || tok.kind == second)) {
       auto e = std::make_unique<Expr>(Expr::Kind::Binary, tok.loc());
       e->op = tok.text[0];
       if (!deeper())
         return nullptr;
       consume();
-      auto rhs = parseUnary();
+      auto rhs = operand();
       if (!rhs)
         return nullptr;
       e->operands.push_back(std::move(lhs));
@@ -530,8 +526,8 @@ private:
           e->operands.push_back(std::move(arg));
         } while (tok.kind == Tok::Comma && (consume(), true));
       }
-      if (!expect(Tok::RParen, "',' or ')' to close the call to '" + name +
-                                   "'"))
+      if (!expect(Tok::RParen,
+                  "',' or ')' to close the call to '" + name + "'"))
         return nullptr;
       return e;
     }

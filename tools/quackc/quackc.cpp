@@ -1,4 +1,5 @@
-//===- quackc.cpp - the quack compiler driver -------------------------------===//
+//===- quackc.cpp - the quack compiler driver
+//-------------------------------===//
 //
 // Part of the quack project.
 //
@@ -49,8 +50,7 @@ cl::list<std::string> defines("D", cl::Prefix,
                               cl::desc("bind a compile-time parameter "
                                        "(-D N=4096 -D T=bf16)"),
                               cl::value_desc("NAME=VALUE"), cl::cat(category));
-cl::opt<std::string> kernelName("kernel",
-                                cl::desc("compile only this kernel"),
+cl::opt<std::string> kernelName("kernel", cl::desc("compile only this kernel"),
                                 cl::cat(category));
 cl::opt<std::string> configFlag(
     "config",
@@ -91,32 +91,6 @@ cl::list<int64_t> bundleAlignments(
 int fail(const Twine &message) {
   WithColor::error(errs(), "quackc") << message << "\n";
   return 1;
-}
-
-/// Parses --config into `options`; returns an error message on failure.
-std::string parseConfig(StringRef text, quack::CompileOptions &options) {
-  SmallVector<StringRef> items;
-  text.split(items, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef item : items) {
-    auto [key, value] = item.split('=');
-    key = key.trim();
-    int64_t number;
-    if (value.trim().getAsInteger(10, number) || number <= 0)
-      return "--config: '" + item.str() +
-             "' needs a positive integer value";
-    if (key == "threads")
-      options.threadsPerRow = number;
-    else if (key == "rows")
-      options.rowsPerCta = number;
-    else if (key == "vector")
-      options.vector = number;
-    else if (key == "align")
-      options.alignment = number;
-    else
-      return "--config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align";
-  }
-  return "";
 }
 
 /// Resolves bindings whose value names another binding (-D TW=T): one level,
@@ -317,18 +291,11 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
             !writeFile(metadataPathFor(cubinPath), md.toJSON(name + ".cubin"),
                        false))
           return 1;
-        json::Object bindings;
-        for (const auto &[k, v] : options.bindings) {
-          int64_t asInt;
-          if (!StringRef(v).getAsInteger(10, asInt))
-            bindings[k] = asInt;
-          else
-            bindings[k] = v;
-        }
-        index.push_back(json::Object{{"kernel", kernel.name},
-                                     {"bindings", std::move(bindings)},
-                                     {"alignment", md.requiredAlignment},
-                                     {"metadata", name + ".json"}});
+        index.push_back(
+            json::Object{{"kernel", kernel.name},
+                         {"bindings", quack::bindingsToJSON(options.bindings)},
+                         {"alignment", md.requiredAlignment},
+                         {"metadata", name + ".json"}});
         outs() << cubinPath << "  (" << md.resources.registers << " regs, "
                << md.resources.spillStoreBytes + md.resources.spillLoadBytes
                << " B spills, block " << md.blockThreads << ", vector "
@@ -350,12 +317,11 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
   sys::path::append(indexPath, "index.json");
   std::string text;
   raw_string_ostream os(text);
-  os << formatv("{0:2}", json::Value(json::Object{{"schema", 1},
-                                                  {"arch", base.arch},
-                                                  {"compiler",
-                                                   quack::kCompilerVersion},
-                                                  {"kernels",
-                                                   std::move(index)}}))
+  os << formatv("{0:2}",
+                json::Value(json::Object{{"schema", 1},
+                                         {"arch", base.arch},
+                                         {"compiler", quack::kCompilerVersion},
+                                         {"kernels", std::move(index)}}))
      << "\n";
   if (!writeFile(indexPath, text, false))
     return 1;
@@ -407,8 +373,9 @@ int main(int argc, char **argv) {
   options.arch = arch;
   options.kernel = kernelName;
   options.ptxas = ptxasPath;
-  if (std::string msg = parseConfig(configFlag, options); !msg.empty())
-    return fail(msg);
+  if (std::string msg = quack::parseConfigOverrides(configFlag, options);
+      !msg.empty())
+    return fail("--" + msg);
   std::map<std::string, std::vector<std::string>> defs;
   if (std::string msg = parseDefines(defs, !bundleDir.empty()); !msg.empty())
     return fail(msg);

@@ -1,4 +1,5 @@
-//===- Compiler.h - compile descriptions to cubins ----------------*- C++ -*-===//
+//===- Compiler.h - compile descriptions to cubins ----------------*- C++
+//-*-===//
 //
 // Part of the quack project.
 //
@@ -16,6 +17,7 @@
 #include "quack/Target/PTX.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <functional>
@@ -69,6 +71,10 @@ struct KernelMetadata {
   /// The metadata file's JSON text, naming `cubinFile` as its cubin.
   std::string toJSON(llvm::StringRef cubinFile) const;
 };
+
+/// Bindings as they appear in metadata and bundle indexes: integers as
+/// numbers, everything else as strings.
+llvm::json::Object bindingsToJSON(const Bindings &bindings);
 
 /// What a compile produced.
 struct Artifacts {
