@@ -1,0 +1,99 @@
+// RUN: quack-opt %s -split-input-file --convert-quack-to-gpu -verify-diagnostics
+
+// expected-error @+1 {{has no 'quack.config'; run quack-select-config first}}
+quack.kernel @unconfigured(%x: memref<?x8xf32>) {
+  quack.return
+}
+
+// -----
+
+// expected-error @+1 {{'quack.config' needs a positive integer 'vector'}}
+quack.kernel @no_vector(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 2, vectors_per_thread = 1}} {
+  quack.return
+}
+
+// -----
+
+// expected-error @+1 {{'quack.config' needs power-of-two 'threads_per_row' and 'vector'}}
+quack.kernel @odd_threads(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 3, vector = 4, vectors_per_thread = 1}} {
+  quack.return
+}
+
+// -----
+
+// expected-error @+1 {{'quack.config' asks for 2048 threads per CTA; at most 1024}}
+quack.kernel @huge_cta(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, rows_per_cta = 2, threads_per_row = 1024, vector = 4, vectors_per_thread = 1}} {
+  quack.return
+}
+
+// -----
+
+// expected-error @+1 {{vector width 16 does not divide N = 8}}
+quack.kernel @wide_vector(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 1, vector = 16, vectors_per_thread = 1}} {
+  quack.return
+}
+
+// -----
+
+// expected-error @+1 {{config covers 8 elements of a row of 64}}
+quack.kernel @short_config(%x: memref<?x64xf32>) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 2, vector = 4, vectors_per_thread = 1}} {
+  quack.return
+}
+
+// -----
+
+quack.kernel @not_splat(%x: memref<?x4xf32>, %y: memref<?x4xf32> {quack.role = "output"}) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 1, vector = 4, vectors_per_thread = 1}} {
+  // expected-error @+1 {{row constants must be splats}}
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : vector<4xf32>
+  quack.store %c, %y : vector<4xf32>, memref<?x4xf32>
+  quack.return
+}
+
+// -----
+
+quack.kernel @not_elementwise(%x: memref<?x4xf32>, %y: memref<?x4xf32> {quack.role = "output"}) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 1, vector = 4, vectors_per_thread = 1}} {
+  %r = quack.load %x : memref<?x4xf32> -> vector<4xf32>
+  // expected-error @+1 {{cannot be distributed over a row: it is not an elementwise operation}}
+  %s = vector.shuffle %r, %r [3, 2, 1, 0] : vector<4xf32>, vector<4xf32>
+  quack.store %s, %y : vector<4xf32>, memref<?x4xf32>
+  quack.return
+}
+
+// -----
+
+quack.kernel @f64_reduce(%x: memref<?x4xf64>, %y: memref<?xf64> {quack.role = "output"}) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 1, vector = 2, vectors_per_thread = 2}} {
+  %r = quack.load %x : memref<?x4xf64> -> vector<4xf64>
+  // expected-error @+1 {{reduces 'f64'; the lowering supports f32 and i32 reductions}}
+  %s = quack.reduce <add> %r : vector<4xf64> -> f64
+  quack.store %s, %y : f64, memref<?xf64>
+  quack.return
+}
+
+// -----
+
+quack.kernel @regions(%x: memref<?x4xf32>, %c: i1, %y: memref<?xf32> {quack.role = "output"}) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 1, vector = 4, vectors_per_thread = 1}} {
+  // expected-error @+1 {{has regions, which row kernels do not support yet}}
+  %v = scf.if %c -> (f32) {
+    %one = arith.constant 1.0 : f32
+    scf.yield %one : f32
+  } else {
+    %two = arith.constant 2.0 : f32
+    scf.yield %two : f32
+  }
+  quack.store %v, %y : f32, memref<?xf32>
+  quack.return
+}
+
+// -----
+
+// A gather after a row store whose index is only computed after the store
+// cannot move before it.
+quack.kernel @late_index(%x: memref<?x4xf32>, %t: memref<?xi64>, %y: memref<?x4xf32> {quack.role = "output"}, %v: memref<?xf32> {quack.role = "output"}) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 1, vector = 4, vectors_per_thread = 1}} {
+  %r = quack.load %x : memref<?x4xf32> -> vector<4xf32>
+  quack.store %r, %y : vector<4xf32>, memref<?x4xf32>
+  %ti = quack.load %t : memref<?xi64> -> i64
+  // expected-error @+1 {{reads an input after a row has been written, at an index that is computed after that write; compute the index earlier}}
+  %g = quack.gather %x[%ti] : memref<?x4xf32>, i64 -> f32
+  quack.store %g, %v : f32, memref<?xf32>
+  quack.return
+}
