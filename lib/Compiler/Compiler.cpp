@@ -53,10 +53,8 @@ static LogicalResult runPipeline(
   return pm.run(module);
 }
 
-/// Largest N the CTA-level path supports.
-static int64_t maxRowLengthFor(int64_t) {
-  return mlir::quack::kMaxCtaRowLength;
-}
+/// Largest N any path supports: a row split over the largest cluster.
+static int64_t maxRowLengthFor(int64_t) { return mlir::quack::kMaxRowLength; }
 
 /// Reads the launch facts convert-quack-to-gpu left on each gpu.func.
 static std::vector<KernelMetadata>
@@ -81,6 +79,7 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
     md.threadsPerRow = get("threads_per_row");
     md.vectorsPerThread = get("vectors_per_thread");
     md.rowsPerCta = get("rows_per_cta");
+    md.clusterSize = std::max<int64_t>(1, get("cluster_size"));
     md.blockThreads = md.threadsPerRow * md.rowsPerCta;
     if (auto n = func->getAttrOfType<IntegerAttr>("quack.row_length"))
       md.rowLength = n.getInt();
@@ -161,6 +160,7 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
     j.attributeObject("grid", [&] {
       j.attribute("kind", "rows");
       j.attribute("rows_per_cta", rowsPerCta);
+      j.attribute("ctas_per_rows", clusterSize);
     });
     j.attributeArray("block", [&] {
       j.value(blockThreads);
@@ -168,7 +168,7 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
       j.value(1);
     });
     j.attributeArray("cluster", [&] {
-      j.value(1);
+      j.value(clusterSize);
       j.value(1);
       j.value(1);
     });
@@ -181,6 +181,7 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
       j.attribute("rows_per_cta", rowsPerCta);
       j.attribute("vector", vector);
       j.attribute("vectors_per_thread", vectorsPerThread);
+      j.attribute("cluster_size", clusterSize);
     });
     j.attributeObject("resources", [&] {
       j.attribute("registers", resources.registers);
@@ -259,6 +260,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   pipeline.vector = options.vector;
   pipeline.threadsPerRow = options.threadsPerRow;
   pipeline.rowsPerCta = options.rowsPerCta;
+  pipeline.clusterSize = options.clusterSize;
 
   // 2. Config selection.
   if (failed(runPipeline(*module, buildQuackConfigPipeline, pipeline)))
@@ -463,9 +465,11 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.vector = number;
     else if (key == "align")
       options.alignment = number;
+    else if (key == "cluster")
+      options.clusterSize = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align";
+             "'; known: threads, rows, vector, align, cluster";
   }
   return "";
 }

@@ -12,6 +12,7 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
@@ -47,6 +48,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.vector = options.vector;
   config.threadsPerRow = options.threadsPerRow;
   config.rowsPerCta = options.rowsPerCta;
+  config.clusterSize = options.clusterSize;
   pm.addPass(mlir::quack::createQuackSelectConfig(config));
 }
 
@@ -67,6 +69,9 @@ void buildGPUToNVVMPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  // NVVM ops without an LLVM intrinsic (mbarrier.try_wait.parity) become
+  // inline PTX.
+  pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -54,7 +54,7 @@ cl::opt<std::string> kernelName("kernel", cl::desc("compile only this kernel"),
                                 cl::cat(category));
 cl::opt<std::string> configFlag(
     "config",
-    cl::desc("force config knobs: threads=<n>,rows=<n>,vector=<n>,align=<n>"),
+    cl::desc("force config knobs: threads=<n>,rows=<n>,vector=<n>,align=<n>,cluster=<n>"),
     cl::value_desc("k=v,..."), cl::cat(category));
 cl::opt<bool> printConfig("print-config",
                           cl::desc("print each kernel's config and why"),
@@ -172,7 +172,7 @@ int compileOne(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
       outs() << md.kernel << ": threads_per_row=" << md.threadsPerRow
              << " rows_per_cta=" << md.rowsPerCta << " vector=" << md.vector
              << " vectors_per_thread=" << md.vectorsPerThread
-             << " block=" << md.blockThreads << "\n  why: " << md.configReason
+             << " cluster=" << md.clusterSize << " block=" << md.blockThreads << "\n  why: " << md.configReason
              << "\n";
     if (outputFile.empty())
       return 0;

@@ -44,6 +44,7 @@ struct CompileOptions {
   int64_t vector = 0;
   int64_t threadsPerRow = 0;
   int64_t rowsPerCta = 0;
+  int64_t clusterSize = 0;
   /// ptxas to use; empty: search.
   std::string ptxas;
 };
@@ -63,6 +64,8 @@ struct KernelMetadata {
   int64_t vector = 1;
   int64_t threadsPerRow = 1;
   int64_t vectorsPerThread = 1;
+  /// CTAs of a cluster that split each row.
+  int64_t clusterSize = 1;
   int64_t maxRowLength = 0;
   std::string configReason;
   ResourceReport resources;

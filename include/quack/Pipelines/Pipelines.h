@@ -35,6 +35,10 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<int64_t> rowsPerCta{*this, "rows-per-cta",
                              llvm::cl::desc("forced rows per CTA (0: choose)"),
                              llvm::cl::init(0)};
+  Option<int64_t> clusterSize{
+      *this, "cluster-size",
+      llvm::cl::desc("forced CTAs per cluster that split a row (0: choose)"),
+      llvm::cl::init(0)};
 };
 
 /// The stages of compilation, in order. `quackc --emit=` names one of them.

@@ -5,7 +5,9 @@
 // Lowers configured `quack.kernel` ops to `gpu.func` kernels: every row value
 // is split into per-thread fragments of 128-bit vectors, elementwise math is
 // applied fragment by fragment, and row reductions become an in-thread
-// reduction, a shuffle butterfly and a shared-memory exchange.
+// reduction, a shuffle butterfly, a shared-memory exchange and, for rows
+// split over a thread-block cluster, an exchange of the CTAs' partials
+// through distributed shared memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,8 @@
 #include "quack/Dialect/Quack/IR/QuackOps.h"
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
 #include "quack/Layout/TVLayout.h"
+
+#include "TargetInfo.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
@@ -105,9 +109,22 @@ private:
   LogicalResult orderGathersBeforeStores();
   LogicalResult lowerColumn(ColumnOp op);
   LogicalResult lowerLogSumExp(LogSumExpOp op);
-  /// Reduces a row's fragments across the thread, its warp and its CTA.
+  /// Reduces a row's fragments across the thread, its warp, its CTA and its
+  /// cluster.
   FailureOr<Value> reduceFragments(Operation *op, CombiningKind kind,
                                    ArrayRef<Value> frags, Type elt);
+  /// Combines the CTAs' partials of a row split over a cluster: every CTA
+  /// pushes its partial into every peer's slot `rank` with st.async, which
+  /// completes on the peer's mbarrier for this round, then combines the
+  /// slots in rank order (the same order in every CTA).
+  Value reduceAcrossCluster(CombiningKind kind, Value partial, Type elt);
+  /// Initialises one mbarrier per cluster round, each expecting the bytes
+  /// that the cluster's CTAs will send it, and arrives on the cluster
+  /// barrier; the matching wait comes before the first remote store, so it
+  /// hides behind the row's loads.
+  void initClusterBarriers();
+  /// Emits the cluster wait that matches initClusterBarriers' arrive, once.
+  void waitForClusterInit();
   LogicalResult lowerElementwise(Operation *op);
 
   // Helpers.
@@ -170,6 +187,17 @@ private:
   LLVM::GlobalOp sharedGlobal;
   int64_t sharedBytes = 0;
   int64_t sharedCursor = 0;
+  /// Reductions over the row (a logsumexp counts two); each gets its own
+  /// shared-memory slots and, in a cluster, its own mbarrier.
+  int64_t reductionRounds = 0;
+  /// Cluster exchange: byte offsets of the mbarriers (8 bytes each) and of
+  /// the partial slots (clusterSize x 4 bytes per round).
+  int64_t clusterBarrierOffset = 0;
+  int64_t clusterSlotOffset = 0;
+  int64_t clusterRound = 0;
+  bool clusterWaitPending = false;
+  /// This CTA's rank in its cluster (i32), when rows span a cluster.
+  Value clusterRank;
 
   Operation *firstMatrixStore = nullptr;
   bool hasGathers = false;
@@ -254,6 +282,7 @@ LogicalResult RowKernelLowering::buildPartition() {
   spec.threadsPerRow = config.threadsPerRow;
   spec.vecSize = config.vector;
   spec.rowsPerCta = config.rowsPerCta;
+  spec.clusterSize = config.clusterSize;
   ql::Result<ql::RowTVLayout> tv = ql::makeRowTVLayout(spec);
   if (!tv.ok())
     return kernel.emitOpError("cannot build the thread-value layout: ")
@@ -285,8 +314,18 @@ void RowKernelLowering::buildPreamble() {
                                    constI32(config.threadsPerRow - 1));
 
   // Row and column of this thread's first element, from the TV layout's
-  // thread mode: coordinate_i = (tid / prod(shape_<i)) % shape_i.
+  // thread mode: coordinate_i = (tid / prod(shape_<i)) % shape_i, where tid
+  // is the cluster-wide thread id (thread + threadsPerCta * rank) when rows
+  // span a cluster.
   Value tid64 = arith::ExtUIOp::create(b, loc, i64, tid);
+  if (config.clusterSize > 1) {
+    clusterRank = NVVMTargetInfo(b, loc).clusterRank();
+    Value rank64 = arith::ExtUIOp::create(b, loc, i64, clusterRank);
+    tid64 = arith::AddIOp::create(
+        b, loc, tid64,
+        arith::MulIOp::create(b, loc, rank64,
+                              constI64(config.ctaThreads())));
+  }
   Value rowPart = constI64(0);
   threadColumn = constI64(0);
   int64_t below = 1;
@@ -309,25 +348,79 @@ void RowKernelLowering::buildPreamble() {
   }
   rowInCta = arith::TruncIOp::create(b, loc, i32, rowPart);
   Value cta64 = arith::ExtUIOp::create(b, loc, i64, cta);
-  Value first = arith::MulIOp::create(b, loc, cta64,
+  // The CTAs of a cluster are consecutive in x and share their rows.
+  Value rowGroup = cta64;
+  if (config.clusterSize > 1)
+    rowGroup = arith::DivUIOp::create(b, loc, cta64,
+                                      constI64(config.clusterSize));
+  Value first = arith::MulIOp::create(b, loc, rowGroup,
                                       constI64(config.rowsPerCta));
   row = arith::AddIOp::create(b, loc, first, rowPart);
   rowValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
                                    numRows);
+  if (config.clusterSize > 1 && reductionRounds > 0)
+    initClusterBarriers();
+}
+
+void RowKernelLowering::initClusterBarriers() {
+  NVVMTargetInfo target(b, loc);
+  Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(),
+                                            NVVMTargetInfo::kShared);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        constI32(0));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirst,
+                                /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
+    // Each round's phase 0 completes when every CTA of the cluster (this
+    // one included) has stored its 4-byte partial: clusterSize * 4 bytes.
+    for (int64_t r = 0; r < reductionRounds; ++r) {
+      Value bar = LLVM::GEPOp::create(
+          b, loc, smemPtr, b.getI8Type(), smem,
+          ValueRange{constI32(clusterBarrierOffset + 8 * r)});
+      target.mbarrierInit(bar, 1);
+      target.mbarrierArriveExpectTx(bar, 4 * config.clusterSize);
+    }
+    target.fenceMbarrierInit();
+  }
+  target.clusterArriveRelaxed();
+  clusterWaitPending = true;
+}
+
+void RowKernelLowering::waitForClusterInit() {
+  if (!clusterWaitPending)
+    return;
+  NVVMTargetInfo(b, loc).clusterWait();
+  clusterWaitPending = false;
 }
 
 LogicalResult RowKernelLowering::allocateSharedMemory() {
   // One exchange slot per reduction that spans several warps, so that no
-  // reduction ever overwrites a slot another thread may still read.
+  // reduction ever overwrites a slot another thread may still read; in a
+  // cluster, one mbarrier and one slot per CTA of the cluster per reduction.
   int64_t warpsPerRow = config.threadsPerRow / kWarpSize;
-  if (warpsPerRow <= 1)
-    return success();
   int64_t slots = 0;
   kernel.walk([&](ReduceOp) { ++slots; });
   kernel.walk([&](LogSumExpOp) { slots += 2; });
+  reductionRounds = slots;
   if (slots == 0)
     return success();
-  sharedBytes = slots * config.rowsPerCta * warpsPerRow * 4;
+  if (config.clusterSize > 1) {
+    clusterBarrierOffset = 0;
+    sharedCursor = 8 * slots;
+  }
+  if (warpsPerRow > 1)
+    sharedBytes = sharedCursor + slots * config.rowsPerCta * warpsPerRow * 4;
+  else
+    sharedBytes = sharedCursor;
+  if (config.clusterSize > 1) {
+    clusterSlotOffset = sharedBytes;
+    sharedBytes += slots * config.clusterSize * 4;
+  }
+  if (sharedBytes == 0)
+    return success();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(gpuModule.getBody());
   auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), sharedBytes);
@@ -573,15 +666,10 @@ FailureOr<Value> RowKernelLowering::reduceFragments(Operation *op,
 
   // 2. Across the row's lanes of a warp: a butterfly, after which every lane
   // holds the same bits (each step combines the same two values).
-  Value allLanes = constI32(-1);
-  Value clamp = constI32(kWarpSize - 1);
+  NVVMTargetInfo target(b, loc);
   int64_t lanes = std::min<int64_t>(config.threadsPerRow, kWarpSize);
-  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
-    Value other = NVVM::ShflOp::create(b, loc, elt, allLanes, acc,
-                                       constI32(offset), clamp,
-                                       NVVM::ShflKind::bfly, UnitAttr());
-    acc = combine(kind, acc, other);
-  }
+  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2)
+    acc = combine(kind, acc, target.shuffleXor(acc, offset));
 
   // 3. Across the row's warps: lane 0 of each warp writes its partial to
   // shared memory, a barrier, then every thread combines the partials in
@@ -605,7 +693,7 @@ FailureOr<Value> RowKernelLowering::reduceFragments(Operation *op,
     Value dst = LLVM::GEPOp::create(b, loc, smemPtr, elt, smem,
                                     ValueRange{mine});
     predicatedStore(isLeader, acc, dst, 4);
-    gpu::BarrierOp::create(b, loc);
+    target.barrier();
     acc = Value();
     for (int64_t w = 0; w < warpsPerRow; ++w) {
       Value index = arith::AddIOp::create(b, loc, rowBase, constI32(w));
@@ -614,6 +702,63 @@ FailureOr<Value> RowKernelLowering::reduceFragments(Operation *op,
       Value part = LLVM::LoadOp::create(b, loc, elt, src, 4);
       acc = acc ? combine(kind, acc, part) : part;
     }
+  }
+
+  // 4. Across the CTAs of the row's cluster.
+  if (config.clusterSize > 1)
+    acc = reduceAcrossCluster(kind, acc, elt);
+  return acc;
+}
+
+Value RowKernelLowering::reduceAcrossCluster(CombiningKind kind, Value partial,
+                                             Type elt) {
+  NVVMTargetInfo target(b, loc);
+  int64_t clusterSize = config.clusterSize;
+  int64_t round = clusterRound++;
+  Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(),
+                                            NVVMTargetInfo::kShared);
+  Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
+  Value bar = LLVM::GEPOp::create(
+      b, loc, smemPtr, b.getI8Type(), smem,
+      ValueRange{constI32(clusterBarrierOffset + 8 * round)});
+  int64_t slotBase = (clusterSlotOffset + 4 * clusterSize * round) / 4;
+  // Slot `rank` of this round, in this CTA's shared memory; its address in
+  // a peer's shared memory comes from mapa.
+  Value mySlot = LLVM::GEPOp::create(
+      b, loc, smemPtr, elt, smem,
+      ValueRange{arith::AddIOp::create(b, loc, clusterRank,
+                                       constI32(slotBase))});
+
+  // Peers may only signal an mbarrier once it is initialised everywhere.
+  waitForClusterInit();
+
+  // Thread t sends this CTA's partial to peers t, t + T, ... (T threads per
+  // CTA), so every peer gets exactly one 4-byte store per round.
+  int64_t ctaThreads = config.ctaThreads();
+  for (int64_t first = 0; first < clusterSize; first += ctaThreads) {
+    Value peer = first ? arith::AddIOp::create(b, loc, tid, constI32(first))
+                       : tid;
+    Value sends = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        peer, constI32(clusterSize));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, sends,
+                                  /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    NVVMTargetInfo sender(b, loc);
+    sender.storeAsyncRemote(sender.mapToRank(mySlot, peer), partial,
+                            sender.mapToRank(bar, peer));
+  }
+
+  // Phase 0 of this round's mbarrier completes when all clusterSize
+  // partials have landed here; then every thread combines them in rank
+  // order, so every CTA computes the same bits.
+  target.mbarrierWait(bar, /*parity=*/0);
+  Value acc;
+  for (int64_t r = 0; r < clusterSize; ++r) {
+    Value src = LLVM::GEPOp::create(b, loc, smemPtr, elt, smem,
+                                    ValueRange{constI32(slotBase + r)});
+    Value part = LLVM::LoadOp::create(b, loc, elt, src, 4);
+    acc = acc ? combine(kind, acc, part) : part;
   }
   return acc;
 }
@@ -844,10 +989,11 @@ LogicalResult RowKernelLowering::run() {
   if (vectorsPerRow * config.vector != rowLength)
     return kernel.emitOpError("vector width ")
            << config.vector << " does not divide N = " << rowLength;
-  if (config.threadsPerRow * config.vectorsPerThread < vectorsPerRow)
+  int64_t covered =
+      config.threadsPerRow * config.vectorsPerThread * config.clusterSize;
+  if (covered < vectorsPerRow)
     return kernel.emitOpError("config covers ")
-           << config.threadsPerRow * config.vectorsPerThread * config.vector
-           << " elements of a row of " << rowLength;
+           << covered * config.vector << " elements of a row of " << rowLength;
   if (failed(buildPartition()))
     return failure();
   buildSignature();
@@ -863,11 +1009,27 @@ LogicalResult RowKernelLowering::run() {
     // Outputs may alias inputs (a gradient written in place over the
     // logits): every gather of the CTA must have read its element before
     // any thread writes a row, so the first matrix store waits for all.
-    if (&op == firstMatrixStore && hasGathers)
-      gpu::BarrierOp::create(b, loc);
+    // In a cluster, the peers' gathers must be done too: a cluster barrier.
+    if (&op == firstMatrixStore && hasGathers) {
+      NVVMTargetInfo target(b, loc);
+      if (config.clusterSize > 1) {
+        waitForClusterInit();
+        target.clusterArrive();
+        target.clusterWait();
+      } else {
+        target.barrier();
+      }
+    }
     if (failed(lowerOp(&op)))
       return failure();
   }
+  // Every round's mbarrier is waited on, so no peer can still be writing
+  // into this CTA's shared memory when it exits.
+  if (clusterRound != (config.clusterSize > 1 ? reductionRounds : 0))
+    return kernel.emitOpError("lowered ")
+           << clusterRound << " cluster exchanges for " << reductionRounds
+           << " reductions";
+  waitForClusterInit();
   gpu::ReturnOp::create(b, loc);
   return success();
 }

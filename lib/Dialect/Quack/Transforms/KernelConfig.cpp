@@ -16,6 +16,7 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   Builder b(context);
   SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
+      b.getNamedAttr("cluster_size", b.getI64IntegerAttr(clusterSize)),
       b.getNamedAttr("rows_per_cta", b.getI64IntegerAttr(rowsPerCta)),
       b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(threadsPerRow)),
       b.getNamedAttr("vector", b.getI64IntegerAttr(vector)),
@@ -46,6 +47,18 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
       failed(read("rows_per_cta", config.rowsPerCta)) ||
       failed(read("alignment", config.alignment)))
     return failure();
+  // Optional: configs written before clusters existed have no cluster_size.
+  if (dict.get("cluster_size") &&
+      failed(read("cluster_size", config.clusterSize)))
+    return failure();
+  if (config.clusterSize > kMaxClusterSize)
+    return kernel.emitOpError("'")
+           << kConfigAttrName << "' asks for a cluster of "
+           << config.clusterSize << " CTAs; at most " << kMaxClusterSize;
+  if (config.clusterSize > 1 && config.rowsPerCta != 1)
+    return kernel.emitOpError("'")
+           << kConfigAttrName
+           << "' splits rows over a cluster, which needs rows_per_cta = 1";
   if (!llvm::isPowerOf2_64(config.threadsPerRow) ||
       !llvm::isPowerOf2_64(config.vector))
     return kernel.emitOpError("'")

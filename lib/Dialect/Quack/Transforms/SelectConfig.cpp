@@ -21,6 +21,12 @@ using namespace mlir::quack;
 
 namespace {
 
+/// Threads per CTA the cluster path aims for (see select()).
+constexpr int64_t kClusterCtaThreads = 512;
+/// Bytes of a row (of its widest element type) the cluster path aims to
+/// give each CTA: 16384 16-bit or 8192 32-bit elements.
+constexpr int64_t kClusterCtaBytes = 32768;
+
 /// Widest element, in bytes, among the kernel's matrices and row vectors.
 int64_t widestElementBytes(KernelOp kernel) {
   int64_t bytes = 1;
@@ -44,11 +50,12 @@ struct QuackSelectConfigPass
     std::string reason;
     llvm::raw_string_ostream why(reason);
 
-    if (n > kMaxCtaRowLength)
+    if (n > kMaxRowLength)
       return kernel.emitOpError("N = ")
-             << n << " is longer than the " << kMaxCtaRowLength
-             << " elements a CTA holds in registers; longer rows need the "
-                "cluster path, which is not built yet";
+             << n << " is longer than the " << kMaxRowLength
+             << " elements a cluster of " << kMaxClusterSize
+             << " CTAs holds in registers (" << kMaxCtaRowLength
+             << " per CTA)";
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
       return kernel.emitOpError("alignment must be a power of two, got ")
              << alignment.getValue();
@@ -76,6 +83,49 @@ struct QuackSelectConfigPass
     }
 
     int64_t vectorsPerRow = n / config.vector;
+
+    // Cluster: rows longer than one CTA holds are split into contiguous
+    // chunks of at most kMaxCtaRowLength elements, one per CTA of a cluster.
+    if (clusterSize > 0) {
+      if (!llvm::isPowerOf2_64(clusterSize) || clusterSize > kMaxClusterSize)
+        return kernel.emitOpError("cluster size must be a power of two up "
+                                  "to ")
+               << kMaxClusterSize << ", got " << clusterSize.getValue();
+      config.clusterSize = clusterSize;
+      why << "cluster=" << clusterSize.getValue() << " (forced); ";
+    } else if (n > kMaxCtaRowLength) {
+      // Where the cluster can grow: at most kClusterCtaBytes of the widest
+      // element type per CTA and at most kMaxVectorsPerThread vectors for
+      // each of kClusterCtaThreads threads. Narrow vectors (unaligned views,
+      // odd N) cost a register per element plus an address.
+      int64_t byElements = llvm::divideCeil(n * bytes, kClusterCtaBytes);
+      int64_t byVectors = llvm::divideCeil(
+          vectorsPerRow, kClusterCtaThreads * kMaxVectorsPerThread);
+      config.clusterSize = std::min<int64_t>(
+          kMaxClusterSize,
+          llvm::PowerOf2Ceil(std::max(byElements, byVectors)));
+      why << "cluster=" << config.clusterSize << " (N=" << n
+          << " over CTAs of at most " << kClusterCtaBytes << " bytes and "
+          << kClusterCtaThreads * kMaxVectorsPerThread << " vectors); ";
+    }
+    if (config.clusterSize > 1) {
+      int64_t major = 0;
+      if (arch.getValue().size() > 3)
+        llvm::StringRef(arch.getValue()).drop_front(3).take_while(
+            [](char c) { return c >= '0' && c <= '9'; }).getAsInteger(10, major);
+      if (major < 90)
+        return kernel.emitOpError("N = ")
+               << n << " needs a cluster of " << config.clusterSize
+               << " CTAs, which needs sm_90 or later (target " << arch.getValue()
+               << ")";
+      if (rowsPerCta > 1)
+        return kernel.emitOpError("rows_per_cta = ")
+               << rowsPerCta.getValue()
+               << " cannot be combined with a cluster of "
+               << config.clusterSize << ": a cluster splits one row";
+    }
+    int64_t vectorsPerCta = llvm::divideCeil(vectorsPerRow, config.clusterSize);
+
     if (threadsPerRow > 0) {
       if (!llvm::isPowerOf2_64(threadsPerRow) ||
           threadsPerRow > kMaxCtaThreads)
@@ -89,25 +139,40 @@ struct QuackSelectConfigPass
       // CTAs (and their loads) are in flight per SM; longer rows: four,
       // which keeps 32-64 bytes in flight per thread without crowding the
       // register file. (Measured on the H200: BENCHMARKS.md.)
-      int64_t perThread = vectorsPerRow <= 1024 ? 2 : 4;
-      int64_t wanted = llvm::divideCeil(vectorsPerRow, perThread);
+      int64_t perThread = vectorsPerCta <= 1024 ? 2 : 4;
+      int64_t wanted = llvm::divideCeil(vectorsPerCta, perThread);
+      // A CTA of a cluster is alone on its SM: at most 512 threads, so that
+      // ptxas may give each 128 registers for the row and the exchange
+      // (1024 threads get 64, and two-input kernels spill; ptxas over the
+      // catalogue).
+      int64_t cap = config.clusterSize > 1 ? kClusterCtaThreads
+                                           : kMaxCtaThreads;
       config.threadsPerRow =
-          std::min<int64_t>(llvm::PowerOf2Ceil(wanted), kMaxCtaThreads);
-      why << "threads_per_row=" << config.threadsPerRow << " (~" << perThread
-          << " of " << vectorsPerRow << " vectors per thread); ";
+          std::min<int64_t>(llvm::PowerOf2Ceil(wanted), cap);
+      why << "threads_per_row=" << config.threadsPerRow << " (~"
+          << llvm::divideCeil(vectorsPerCta, config.threadsPerRow) << " of "
+          << vectorsPerCta << " vectors per thread); ";
     }
     config.vectorsPerThread =
-        llvm::divideCeil(vectorsPerRow, config.threadsPerRow);
-    if (config.vectorsPerThread > kMaxVectorsPerThread)
+        llvm::divideCeil(vectorsPerCta, config.threadsPerRow);
+    if (config.vectorsPerThread > kMaxVectorsPerThread) {
+      int64_t ctaThreads =
+          config.clusterSize > 1 ? kClusterCtaThreads : kMaxCtaThreads;
       return kernel.emitOpError("N = ")
              << n << " needs " << config.vectorsPerThread
-             << " vectors per thread with " << config.threadsPerRow
-             << " threads per row; the CTA-level path holds at most "
+             << " vectors of " << config.vector << " elements per thread with "
+             << config.threadsPerRow << " threads per row and a cluster of "
+             << config.clusterSize << "; a thread holds at most "
              << kMaxVectorsPerThread << " (N <= "
-             << kMaxVectorsPerThread * kMaxCtaThreads * config.vector
-             << " for this element width)";
+             << kMaxVectorsPerThread * ctaThreads * config.vector *
+                    (config.clusterSize > 1 ? kMaxClusterSize : 1)
+             << " with " << config.vector * bytes << "-byte accesses)";
+    }
 
-    if (rowsPerCta > 0) {
+    if (config.clusterSize > 1) {
+      config.rowsPerCta = 1;
+      why << "rows_per_cta=1 (one row per cluster)";
+    } else if (rowsPerCta > 0) {
       config.rowsPerCta = rowsPerCta;
       why << "rows_per_cta=" << rowsPerCta.getValue() << " (forced)";
     } else {

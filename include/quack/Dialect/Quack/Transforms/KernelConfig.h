@@ -26,6 +26,10 @@ struct KernelConfig {
   int64_t vectorsPerThread = 1;
   /// Rows handled by one CTA.
   int64_t rowsPerCta = 1;
+  /// CTAs of a thread-block cluster that split each row between them (1: a
+  /// row stays in one CTA). Each CTA owns a contiguous chunk of the row and
+  /// reductions exchange partials through distributed shared memory.
+  int64_t clusterSize = 1;
   /// Byte alignment assumed for every pointer and row stride.
   int64_t alignment = 16;
   /// Why these values were chosen, for --print-config.
@@ -49,8 +53,14 @@ inline constexpr int64_t kMaxVectorsPerThread = 16;
 /// Longest row the CTA-level path holds in registers without spilling, for
 /// every catalogue kernel and element type (ptxas over the catalogue: at
 /// 32768 a two-input kernel such as softmax_bwd starts to spill). Longer
-/// rows need the cluster path.
+/// rows are split over the CTAs of a cluster, each holding at most this many
+/// elements.
 inline constexpr int64_t kMaxCtaRowLength = 16384;
+/// Largest cluster a row is split over (sizes above 8 are non-portable:
+/// Hopper allows 16 with cudaFuncAttributeNonPortableClusterSizeAllowed).
+inline constexpr int64_t kMaxClusterSize = 16;
+/// Longest row any path holds: a cluster of kMaxClusterSize CTAs.
+inline constexpr int64_t kMaxRowLength = kMaxClusterSize * kMaxCtaRowLength;
 
 } // namespace mlir::quack
 

@@ -23,6 +23,10 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
     four of them (tens of bytes in flight per thread), threads per row is
     the power of two that gives that, and small rows are packed several to a
     CTA of at least 128 threads so that each SM keeps enough bytes in flight.
+    Rows longer than one CTA holds in registers (16384 elements) are split
+    over the CTAs of a thread-block cluster (`cluster_size`, a power of two
+    up to 16, sm_90 and later), each owning a contiguous chunk of at most
+    16384 elements.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", /*default=*/"16",
@@ -33,6 +37,8 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
            "threads that share one row (0: choose)">,
     Option<"rowsPerCta", "rows-per-cta", "int64_t", /*default=*/"0",
            "rows handled by one CTA (0: choose)">,
+    Option<"clusterSize", "cluster-size", "int64_t", /*default=*/"0",
+           "CTAs of a cluster that split each row (0: choose)">,
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
            "target architecture">
   ];

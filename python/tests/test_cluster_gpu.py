@@ -1,0 +1,290 @@
+"""GPU tests of rows split over a thread-block cluster (N > 16384): every
+catalogue kernel against a float64 reference at N from 16390 to 262144, odd
+and even, M in {1, 3, 8192} (M * N capped so the float64 reference stays
+small), the torch ops on the same sizes, batch invariance and all -inf rows.
+
+A bug in the cluster protocol (a wrong expected-byte count, a missing
+barrier) hangs a kernel instead of failing it: run these under a per-test
+timeout (scripts/gpu-check.sh does).
+
+Needs a bundle root that holds these sizes:
+    scripts/build-catalogue.sh build/bin/quackc DIR 16390,32768,65536,131072,262144
+"""
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed")
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(),
+                                reason="no CUDA device")
+
+from quack_mlir._launch import Launcher, float_bits  # noqa: E402
+
+DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+TOL = {"bf16": 1e-2, "f16": 2e-3, "f32": 2e-5}
+IGNORE_INDEX = -100
+# Largest M * N tested (the float64 reference is 8 bytes an element).
+MAX_ELEMENTS = 1 << 28
+
+CE_FWD = Launcher("cross_entropy_fwd", ("T", "N", "IGNORE"))
+CE_BWD = Launcher("cross_entropy_bwd", ("T", "N", "IGNORE"))
+CE_FWD_BWD = Launcher("cross_entropy_fwd_bwd", ("T", "N", "IGNORE"))
+SOFTMAX_FWD = Launcher("softmax_fwd", ("T", "N"))
+SOFTMAX_BWD = Launcher("softmax_bwd", ("T", "N"))
+RMSNORM = Launcher("rmsnorm_fwd", ("T", "TW", "N", "RESIDUAL"),
+                   fixed={"BIAS": "false", "OFFSET": "false"})
+LAYERNORM = Launcher("layernorm_fwd", ("T", "TW", "N", "BIAS"))
+
+# (dtype, N): every size the cluster path serves, including N that is not a
+# multiple of 8 (narrower vectors, a partial last CTA).
+SIZES = [("bf16", 16390), ("bf16", 32768), ("f16", 65536), ("bf16", 131072),
+         ("bf16", 262144), ("f16", 262144), ("f32", 32768), ("f32", 131072),
+         ("f32", 262144)]
+MS = [1, 3, 8192]
+
+
+def cases():
+    for t, n in SIZES:
+        for m in MS:
+            if m * n <= MAX_ELEMENTS or m < 8:
+                yield pytest.param(t, n, m, id=f"{t}-N{n}-M{m}")
+
+
+def rel(out, ref):
+    out, ref = out.double(), ref.double()
+    assert not torch.isnan(out[~torch.isnan(ref)]).any(), "unexpected NaN"
+    mask = torch.isfinite(ref)
+    d = torch.linalg.vector_norm((out - ref)[mask])
+    r = torch.linalg.vector_norm(ref[mask]).clamp_min(1e-30)
+    return (d / r).item()
+
+
+def max_row_rel(out, ref):
+    """The worst row's relative error: one wrong CTA of a cluster hides in
+    a whole-tensor norm."""
+    out, ref = out.double(), ref.double()
+    assert not torch.isnan(out).any(), "unwritten element (NaN)"
+    num = torch.linalg.vector_norm(out - ref, dim=-1)
+    den = torch.linalg.vector_norm(ref, dim=-1).clamp_min(1e-30)
+    return (num / den).max().item()
+
+
+def stream():
+    return torch.cuda.current_stream().cuda_stream
+
+
+def nan_like(x):
+    return torch.full_like(x, float("nan"))
+
+
+@pytest.mark.parametrize("t,n,m", list(cases()))
+def test_softmax_fwd(t, n, m):
+    x = (torch.randn(m, n, device="cuda") * 4).to(DT[t])
+    y = nan_like(x)
+    SOFTMAX_FWD.launch((t, n), m, (x.data_ptr(), n, y.data_ptr(), n),
+                       stream())
+    torch.cuda.synchronize()
+    assert max_row_rel(y, torch.softmax(x.double(), -1)) < TOL[t]
+
+
+@pytest.mark.parametrize("t,n,m", list(cases()))
+def test_softmax_bwd(t, n, m):
+    y = torch.softmax(torch.randn(m, n, device="cuda"), -1).to(DT[t])
+    dy = torch.randn(m, n, device="cuda").to(DT[t])
+    dx = nan_like(y)
+    SOFTMAX_BWD.launch((t, n), m, (dy.data_ptr(), n, y.data_ptr(), n,
+                                   dx.data_ptr(), n), stream())
+    torch.cuda.synchronize()
+    yd, dyd = y.double(), dy.double()
+    ref = yd * (dyd - (dyd * yd).sum(-1, keepdim=True))
+    assert max_row_rel(dx, ref) < TOL[t]
+
+
+@pytest.mark.parametrize("t,n,m", list(cases()))
+@pytest.mark.parametrize("residual", [False, True])
+def test_rmsnorm_fwd(t, n, m, residual):
+    x = torch.randn(m, n, device="cuda").to(DT[t])
+    res = torch.randn(m, n, device="cuda").to(DT[t])
+    w = torch.randn(n, device="cuda").to(DT[t])
+    y, h = nan_like(x), nan_like(x)
+    rstd = torch.full((m,), float("nan"), device="cuda")
+    eps = 1e-6
+    args = [x.data_ptr(), n]
+    if residual:
+        args += [res.data_ptr(), n]
+    args += [w.data_ptr(), float_bits(eps), y.data_ptr(), n, rstd.data_ptr()]
+    if residual:
+        args += [h.data_ptr(), n]
+    RMSNORM.launch((t, t, n, "true" if residual else "false"), m,
+                   tuple(args), stream())
+    torch.cuda.synchronize()
+    hd = x.double() + (res.double() if residual else 0)
+    r = torch.rsqrt(hd.pow(2).mean(-1) + eps)
+    assert rel(rstd, r) < 1e-5
+    assert max_row_rel(y, hd * r[:, None] * w.double()) < TOL[t]
+    if residual:
+        assert max_row_rel(h, hd) < TOL[t]
+
+
+@pytest.mark.parametrize("t,n,m", list(cases()))
+@pytest.mark.parametrize("bias", [False, True])
+def test_layernorm_fwd(t, n, m, bias):
+    x = (torch.randn(m, n, device="cuda") + 3).to(DT[t])
+    w = torch.randn(n, device="cuda").to(DT[t])
+    b = torch.randn(n, device="cuda").to(DT[t])
+    y = nan_like(x)
+    mean = torch.full((m,), float("nan"), device="cuda")
+    rstd = torch.full((m,), float("nan"), device="cuda")
+    eps = 1e-5
+    args = [x.data_ptr(), n, w.data_ptr()]
+    if bias:
+        args.append(b.data_ptr())
+    args += [float_bits(eps), y.data_ptr(), n, mean.data_ptr(),
+             rstd.data_ptr()]
+    LAYERNORM.launch((t, t, n, "true" if bias else "false"), m, tuple(args),
+                     stream())
+    torch.cuda.synchronize()
+    xd = x.double()
+    ref = torch.nn.functional.layer_norm(xd, (n,), w.double(),
+                                         b.double() if bias else None, eps)
+    assert max_row_rel(y, ref) < TOL[t]
+    assert rel(mean, xd.mean(-1)) < 1e-5
+    assert rel(rstd, torch.rsqrt(xd.var(-1, unbiased=False) + eps)) < 1e-4
+
+
+def ce_inputs(t, m, n):
+    x = (torch.randn(m, n, device="cuda") * 3).to(DT[t])
+    target = torch.randint(0, n, (m,), device="cuda")
+    # Targets in the first and the last CTA of the cluster, and ignored.
+    target[0] = n - 1
+    if m > 2:
+        target[1] = IGNORE_INDEX
+        target[2] = 0
+    return x, target
+
+
+def ce_reference(x, target):
+    xd = x.double()
+    lse = torch.logsumexp(xd, -1)
+    safe = target.clamp(0, x.shape[1] - 1)
+    loss = lse - xd.gather(1, safe[:, None])[:, 0]
+    skip = target == IGNORE_INDEX
+    loss = torch.where(skip, torch.zeros_like(loss), loss)
+    return loss, lse, skip
+
+
+@pytest.mark.parametrize("t,n,m", list(cases()))
+def test_cross_entropy_fwd(t, n, m):
+    x, target = ce_inputs(t, m, n)
+    loss = torch.full((m,), float("nan"), device="cuda")
+    lse = torch.full((m,), float("nan"), device="cuda")
+    CE_FWD.launch((t, n, "true"), m,
+                  (x.data_ptr(), n, target.data_ptr(), IGNORE_INDEX,
+                   loss.data_ptr(), lse.data_ptr()), stream())
+    torch.cuda.synchronize()
+    ref_loss, ref_lse, _ = ce_reference(x, target)
+    assert rel(lse, ref_lse) < 1e-5
+    assert rel(loss, ref_loss) < 1e-4
+
+
+@pytest.mark.parametrize("t,n,m", list(cases()))
+def test_cross_entropy_bwd(t, n, m):
+    x, target = ce_inputs(t, m, n)
+    _, ref_lse, skip = ce_reference(x, target)
+    dloss = torch.rand(m, device="cuda")
+    dx = nan_like(x)
+    CE_BWD.launch((t, n, "true"), m,
+                  (x.data_ptr(), n, target.data_ptr(),
+                   ref_lse.float().data_ptr(), dloss.data_ptr(),
+                   IGNORE_INDEX, dx.data_ptr(), n), stream())
+    torch.cuda.synchronize()
+    p = torch.softmax(x.double(), -1)
+    p.scatter_add_(1, target.clamp(0, n - 1)[:, None],
+                   -torch.ones(m, 1, dtype=p.dtype, device="cuda"))
+    ref = p * dloss.double()[:, None]
+    ref[skip] = 0
+    assert rel(dx, ref) < TOL[t]
+
+
+@pytest.mark.parametrize("t,n,m", list(cases()))
+@pytest.mark.parametrize("in_place", [False, True])
+def test_cross_entropy_fwd_bwd(t, n, m, in_place):
+    # In place, every CTA of the cluster must read x[target] before the CTA
+    # that owns that column overwrites it with the gradient.
+    x, target = ce_inputs(t, m, n)
+    ref_loss, _, skip = ce_reference(x, target)
+    p = torch.softmax(x.double(), -1)
+    p.scatter_add_(1, target.clamp(0, n - 1)[:, None],
+                   -torch.ones(m, 1, dtype=p.dtype, device="cuda"))
+    scale = 1.0 / max(1, int((~skip).sum()))
+    ref_dx = p * scale
+    ref_dx[skip] = 0
+    loss = torch.full((m,), float("nan"), device="cuda")
+    dx = x if in_place else nan_like(x)
+    CE_FWD_BWD.launch((t, n, "true"), m,
+                      (x.data_ptr(), n, target.data_ptr(), float_bits(scale),
+                       IGNORE_INDEX, loss.data_ptr(), dx.data_ptr(), n),
+                      stream())
+    torch.cuda.synchronize()
+    assert rel(loss, ref_loss) < 1e-4
+    assert rel(dx, ref_dx) < TOL[t]
+
+
+@pytest.mark.parametrize("t,n", [("bf16", 262144), ("f32", 131072)])
+def test_all_negative_infinity_row(t, n):
+    m = 3
+    x = torch.randn(m, n, device="cuda").to(DT[t])
+    x[1] = float("-inf")
+    target = torch.zeros(m, dtype=torch.int64, device="cuda")
+    loss = torch.zeros(m, device="cuda")
+    lse = torch.zeros(m, device="cuda")
+    CE_FWD.launch((t, n, "false"), m, (x.data_ptr(), n, target.data_ptr(),
+                                       loss.data_ptr(), lse.data_ptr()),
+                  stream())
+    torch.cuda.synchronize()
+    assert lse[1].item() == -math.inf
+    ref = torch.logsumexp(x.double(), -1)
+    assert abs(lse[0].item() - ref[0].item()) < 1e-4
+
+
+@pytest.mark.parametrize("t,n", [("bf16", 262144), ("f32", 32768)])
+def test_batch_invariance(t, n):
+    # A row's result depends on N and the config only, never on M.
+    x = torch.randn(64, n, device="cuda").to(DT[t])
+    outs = []
+    for m in (1, 64):
+        y = nan_like(x[:m])
+        SOFTMAX_FWD.launch((t, n), m, (x.data_ptr(), n, y.data_ptr(), n),
+                           stream())
+        torch.cuda.synchronize()
+        outs.append(y[0].clone())
+    assert torch.equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("t,n", [("bf16", 262144), ("f32", 131072),
+                                 ("bf16", 16390)])
+def test_torch_ops(t, n):
+    import quack_mlir
+    m = 5
+    x = torch.randn(m, n, device="cuda").to(DT[t])
+    w = torch.randn(n, device="cuda").to(DT[t])
+    b = torch.randn(n, device="cuda").to(DT[t])
+    xd = x.double()
+    y = quack_mlir.rmsnorm(x, w, eps=1e-6)
+    ref = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-6) * w.double()
+    assert max_row_rel(y, ref) < TOL[t]
+    assert max_row_rel(quack_mlir.softmax(x), torch.softmax(xd, -1)) < TOL[t]
+    z = quack_mlir.layer_norm(x, (n,), w, b)
+    ref = torch.nn.functional.layer_norm(xd, (n,), w.double(), b.double())
+    assert max_row_rel(z, ref) < TOL[t]
+    target = torch.randint(0, n, (m,), device="cuda")
+    x1 = x.clone().requires_grad_(True)
+    x2 = xd.clone().requires_grad_(True)
+    loss = quack_mlir.cross_entropy(x1, target)
+    ref = torch.nn.functional.cross_entropy(x2, target)
+    assert rel(loss.detach(), ref.detach()) < 1e-4
+    loss.backward()
+    ref.backward()
+    assert rel(x1.grad, x2.grad) < TOL[t]
