@@ -71,6 +71,15 @@ def max_row_rel(out, ref):
     return (num / den).max().item()
 
 
+def close(out, ref, t):
+    """out is within the element type's tolerance of the float64 reference,
+    or within twice the error of the reference itself rounded to that type
+    (f16 softmax outputs of 262144 columns are around 4e-6, subnormal)."""
+    err = max_row_rel(out, ref)
+    rounding = max_row_rel(ref.to(DT[t]), ref)
+    return err < max(TOL[t], 2 * rounding)
+
+
 def stream():
     return torch.cuda.current_stream().cuda_stream
 
@@ -86,7 +95,7 @@ def test_softmax_fwd(t, n, m):
     SOFTMAX_FWD.launch((t, n), m, (x.data_ptr(), n, y.data_ptr(), n),
                        stream())
     torch.cuda.synchronize()
-    assert max_row_rel(y, torch.softmax(x.double(), -1)) < TOL[t]
+    assert close(y, torch.softmax(x.double(), -1), t)
 
 
 @pytest.mark.parametrize("t,n,m", list(cases()))
@@ -99,7 +108,7 @@ def test_softmax_bwd(t, n, m):
     torch.cuda.synchronize()
     yd, dyd = y.double(), dy.double()
     ref = yd * (dyd - (dyd * yd).sum(-1, keepdim=True))
-    assert max_row_rel(dx, ref) < TOL[t]
+    assert close(dx, ref, t)
 
 
 @pytest.mark.parametrize("t,n,m", list(cases()))
@@ -123,9 +132,9 @@ def test_rmsnorm_fwd(t, n, m, residual):
     hd = x.double() + (res.double() if residual else 0)
     r = torch.rsqrt(hd.pow(2).mean(-1) + eps)
     assert rel(rstd, r) < 1e-5
-    assert max_row_rel(y, hd * r[:, None] * w.double()) < TOL[t]
+    assert close(y, hd * r[:, None] * w.double(), t)
     if residual:
-        assert max_row_rel(h, hd) < TOL[t]
+        assert close(h, hd, t)
 
 
 @pytest.mark.parametrize("t,n,m", list(cases()))
@@ -149,7 +158,7 @@ def test_layernorm_fwd(t, n, m, bias):
     xd = x.double()
     ref = torch.nn.functional.layer_norm(xd, (n,), w.double(),
                                          b.double() if bias else None, eps)
-    assert max_row_rel(y, ref) < TOL[t]
+    assert close(y, ref, t)
     assert rel(mean, xd.mean(-1)) < 1e-5
     assert rel(rstd, torch.rsqrt(xd.var(-1, unbiased=False) + eps)) < 1e-4
 
@@ -205,7 +214,7 @@ def test_cross_entropy_bwd(t, n, m):
                    -torch.ones(m, 1, dtype=p.dtype, device="cuda"))
     ref = p * dloss.double()[:, None]
     ref[skip] = 0
-    assert rel(dx, ref) < TOL[t]
+    assert close(dx, ref, t)
 
 
 @pytest.mark.parametrize("t,n,m", list(cases()))
@@ -229,7 +238,7 @@ def test_cross_entropy_fwd_bwd(t, n, m, in_place):
                       stream())
     torch.cuda.synchronize()
     assert rel(loss, ref_loss) < 1e-4
-    assert rel(dx, ref_dx) < TOL[t]
+    assert close(dx, ref_dx, t)
 
 
 @pytest.mark.parametrize("t,n", [("bf16", 262144), ("f32", 131072)])
@@ -274,11 +283,11 @@ def test_torch_ops(t, n):
     xd = x.double()
     y = quack_mlir.rmsnorm(x, w, eps=1e-6)
     ref = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-6) * w.double()
-    assert max_row_rel(y, ref) < TOL[t]
-    assert max_row_rel(quack_mlir.softmax(x), torch.softmax(xd, -1)) < TOL[t]
+    assert close(y, ref, t)
+    assert close(quack_mlir.softmax(x), torch.softmax(xd, -1), t)
     z = quack_mlir.layer_norm(x, (n,), w, b)
     ref = torch.nn.functional.layer_norm(xd, (n,), w.double(), b.double())
-    assert max_row_rel(z, ref) < TOL[t]
+    assert close(z, ref, t)
     target = torch.randint(0, n, (m,), device="cuda")
     x1 = x.clone().requires_grad_(True)
     x2 = xd.clone().requires_grad_(True)
@@ -287,4 +296,4 @@ def test_torch_ops(t, n):
     assert rel(loss.detach(), ref.detach()) < 1e-4
     loss.backward()
     ref.backward()
-    assert rel(x1.grad, x2.grad) < TOL[t]
+    assert close(x1.grad, x2.grad, t)
