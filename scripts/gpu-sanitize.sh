@@ -5,7 +5,8 @@
 #
 # On a Hopper machine with torch and compute-sanitizer: runs the catalogue's
 # GPU tests at shapes that exercise the N tail (N = 7, 1000) and the row
-# bound (M not a multiple of the rows per CTA) under memcheck, racecheck,
+# bound (M not a multiple of the rows per CTA), and the cluster path's
+# distributed shared memory exchange, under memcheck, racecheck,
 # synccheck and initcheck, and prints each tool's error summary. Exits
 # nonzero if any tool reports an error.
 #
@@ -30,8 +31,11 @@ export QUACK_MLIR_BUNDLE="$BUNDLE"
 export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 
-# Small shapes with tails: every kernel family, bf16 and f32.
+# Small shapes with tails: every kernel family, bf16 and f32; and the
+# cluster path at clusters of 2 (an odd N, a partial last CTA) and 16, three
+# rows each.
 SELECT="(catalogue and (-7- or 1000-f32)) or ((test_rmsnorm or test_softmax or test_layer_norm) and 1000-3)"
+SELECT="$SELECT or (cluster and (bf16-N16390-M3 or bf16-N262144-M3 or f32-N131072-M3))"
 
 status=0
 for tool in memcheck racecheck synccheck initcheck; do

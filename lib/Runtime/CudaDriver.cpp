@@ -79,6 +79,8 @@ void openDriver(DriverState &state) {
       resolve(lib, d.getErrorString, "cuGetErrorString", e);
   if (!ok)
     return;
+  d.occupancyMaxActiveClusters = reinterpret_cast<decltype(
+      d.occupancyMaxActiveClusters)>(dlsym(lib, "cuOccupancyMaxActiveClusters"));
   Result r = d.init(0);
   if (r != success) {
     state.error = d.describe("cuInit", r);

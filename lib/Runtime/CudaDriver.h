@@ -100,6 +100,9 @@ struct Driver {
   Result (*launchKernelEx)(const LaunchConfig *config, Function f,
                            void **kernelParams, void **extra) = nullptr;
   Result (*streamIsCapturing)(Stream stream, int *status) = nullptr;
+  /// Optional (CUDA 12+); null when the driver lacks it.
+  Result (*occupancyMaxActiveClusters)(int *numClusters, Function f,
+                                       const LaunchConfig *config) = nullptr;
   Result (*getErrorName)(Result error, const char **str) = nullptr;
   Result (*getErrorString)(Result error, const char **str) = nullptr;
 

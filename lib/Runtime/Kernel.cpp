@@ -25,6 +25,8 @@ struct Kernel::Loaded {
   cu::Context context = nullptr;
   cu::Module module = nullptr;
   cu::Function function = nullptr;
+  /// For cluster kernels: clusters the device keeps active at once.
+  int maxActiveClusters = 0;
 };
 
 static bool readFile(const std::string &path, std::vector<char> &out,
@@ -215,6 +217,42 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
           cu::success)
     return unloadOnError(
         "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
+  // A cluster that the device cannot co-schedule (too many CTAs, threads or
+  // shared memory for one GPC, or an MPS/MIG partition) would fail at every
+  // launch: refuse once, here, naming the cluster.
+  if (meta.getClusterSize() > 1 && d->occupancyMaxActiveClusters) {
+    cu::LaunchAttribute attr;
+    std::memset(&attr, 0, sizeof(attr));
+    attr.id = cu::launchAttrClusterDimension;
+    attr.value.clusterDim.x = meta.cluster[0];
+    attr.value.clusterDim.y = meta.cluster[1];
+    attr.value.clusterDim.z = meta.cluster[2];
+    cu::LaunchConfig config;
+    std::memset(&config, 0, sizeof(config));
+    config.gridDimX = meta.getClusterSize();
+    config.gridDimY = config.gridDimZ = 1;
+    config.blockDimX = meta.block[0];
+    config.blockDimY = meta.block[1];
+    config.blockDimZ = meta.block[2];
+    config.sharedMemBytes = static_cast<unsigned>(meta.dynamicSharedBytes);
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if ((r = d->occupancyMaxActiveClusters(&clusters, l->function, &config)) !=
+        cu::success)
+      return unloadOnError("cuOccupancyMaxActiveClusters");
+    if (clusters < 1) {
+      error = name + "the device cannot run a cluster of " +
+              std::to_string(meta.getClusterSize()) + " CTAs of " +
+              std::to_string(meta.block[0]) +
+              " threads (cuOccupancyMaxActiveClusters gives 0); use a "
+              "variant compiled with a smaller cluster (quackc "
+              "--config=cluster=N)";
+      d->moduleUnload(l->module);
+      return Status::Unsupported;
+    }
+    l->maxActiveClusters = clusters;
+  }
   result = l.get();
   loaded.push_back(std::move(l));
   return Status::Ok;
