@@ -261,6 +261,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   pipeline.threadsPerRow = options.threadsPerRow;
   pipeline.rowsPerCta = options.rowsPerCta;
   pipeline.clusterSize = options.clusterSize;
+  pipeline.minCtasPerSm = options.minCtasPerSm;
 
   // 2. Config selection.
   if (failed(runPipeline(*module, buildQuackConfigPipeline, pipeline)))
@@ -467,9 +468,11 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.alignment = number;
     else if (key == "cluster")
       options.clusterSize = number;
+    else if (key == "ctas")
+      options.minCtasPerSm = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster";
+             "'; known: threads, rows, vector, align, cluster, ctas";
   }
   return "";
 }

@@ -49,6 +49,8 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.threadsPerRow = options.threadsPerRow;
   config.rowsPerCta = options.rowsPerCta;
   config.clusterSize = options.clusterSize;
+  config.minCtasPerSm = options.minCtasPerSm;
+  pm.addPass(mlir::quack::createQuackSinkRowVectors());
   pm.addPass(mlir::quack::createQuackSelectConfig(config));
 }
 

@@ -45,6 +45,7 @@ struct CompileOptions {
   int64_t threadsPerRow = 0;
   int64_t rowsPerCta = 0;
   int64_t clusterSize = 0;
+  int64_t minCtasPerSm = -1;
   /// ptxas to use; empty: search.
   std::string ptxas;
 };

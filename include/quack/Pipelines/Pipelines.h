@@ -39,6 +39,10 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "cluster-size",
       llvm::cl::desc("forced CTAs per cluster that split a row (0: choose)"),
       llvm::cl::init(0)};
+  Option<int64_t> minCtasPerSm{
+      *this, "min-ctas-per-sm",
+      llvm::cl::desc("CTAs each SM must hold, capping registers (-1: choose)"),
+      llvm::cl::init(-1)};
 };
 
 /// The stages of compilation, in order. `quackc --emit=` names one of them.

@@ -251,6 +251,11 @@ void RowKernelLowering::buildSignature() {
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   int32_t threads = static_cast<int32_t>(config.ctaThreads());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
+  // known_block_size becomes ptxas' .maxntid; where the config asks,
+  // .minnctapersm caps the registers so that that many CTAs fit on an SM.
+  if (config.minCtasPerSm > 0)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(config.minCtasPerSm));
   func->setAttr("quack.abi", b.getArrayAttr(abi));
   func->setAttr(kConfigAttrName, config.toAttr(kernel.getContext()));
   func->setAttr("quack.row_length", b.getI64IntegerAttr(rowLength));

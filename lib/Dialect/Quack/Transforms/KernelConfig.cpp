@@ -17,6 +17,7 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
       b.getNamedAttr("cluster_size", b.getI64IntegerAttr(clusterSize)),
+      b.getNamedAttr("min_ctas_per_sm", b.getI64IntegerAttr(minCtasPerSm)),
       b.getNamedAttr("rows_per_cta", b.getI64IntegerAttr(rowsPerCta)),
       b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(threadsPerRow)),
       b.getNamedAttr("vector", b.getI64IntegerAttr(vector)),
@@ -51,6 +52,12 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
   if (dict.get("cluster_size") &&
       failed(read("cluster_size", config.clusterSize)))
     return failure();
+  if (auto v = dict.getAs<IntegerAttr>("min_ctas_per_sm")) {
+    if (v.getInt() < 0 || v.getInt() > 32)
+      return kernel.emitOpError("'")
+             << kConfigAttrName << "' needs 'min_ctas_per_sm' in [0, 32]";
+    config.minCtasPerSm = v.getInt();
+  }
   if (config.clusterSize > kMaxClusterSize)
     return kernel.emitOpError("'")
            << kConfigAttrName << "' asks for a cluster of "

@@ -182,6 +182,11 @@ struct QuackSelectConfigPass
       why << "rows_per_cta=" << config.rowsPerCta << " (CTA of "
           << config.ctaThreads() << " threads)";
     }
+    if (minCtasPerSm >= 0) {
+      config.minCtasPerSm = minCtasPerSm;
+      if (minCtasPerSm > 0)
+        why << "; min_ctas_per_sm=" << minCtasPerSm.getValue() << " (forced)";
+    }
     if (config.ctaThreads() > kMaxCtaThreads)
       return kernel.emitOpError("threads_per_row * rows_per_cta = ")
              << config.ctaThreads() << " exceeds " << kMaxCtaThreads;

@@ -30,6 +30,9 @@ struct KernelConfig {
   /// row stays in one CTA). Each CTA owns a contiguous chunk of the row and
   /// reductions exchange partials through distributed shared memory.
   int64_t clusterSize = 1;
+  /// CTAs each SM must hold at once (ptxas .minnctapersm, which caps the
+  /// registers per thread); 0 leaves ptxas free.
+  int64_t minCtasPerSm = 0;
   /// Byte alignment assumed for every pointer and row stride.
   int64_t alignment = 16;
   /// Why these values were chosen, for --print-config.

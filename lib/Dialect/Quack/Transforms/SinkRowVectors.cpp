@@ -1,0 +1,70 @@
+//===- SinkRowVectors.cpp - quack-sink-row-vectors ------------------------===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quack/Dialect/Quack/IR/QuackOps.h"
+#include "quack/Dialect/Quack/Transforms/Passes.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::quack {
+#define GEN_PASS_DEF_QUACKSINKROWVECTORS
+#include "quack/Dialect/Quack/Transforms/Passes.h.inc"
+} // namespace mlir::quack
+
+using namespace mlir;
+using namespace mlir::quack;
+
+namespace {
+
+/// Whether `op` computes a value that is the same for every row from row
+/// vectors, scalars and constants alone (constants included), and may be
+/// moved freely.
+bool isRowInvariant(Operation *op, const DenseSet<Operation *> &invariant) {
+  if (auto load = dyn_cast<LoadOp>(op))
+    return classifyArgType(load.getSource().getType()) == ArgKind::Row;
+  if (op->getNumRegions() != 0 || op->getNumResults() != 1 ||
+      !isMemoryEffectFree(op))
+    return false;
+  for (Value operand : op->getOperands()) {
+    if (isa<BlockArgument>(operand))
+      continue; // a scalar argument of the kernel
+    Operation *def = operand.getDefiningOp();
+    if (!invariant.contains(def))
+      return false;
+  }
+  return true;
+}
+
+struct QuackSinkRowVectorsPass
+    : public mlir::quack::impl::QuackSinkRowVectorsBase<
+          QuackSinkRowVectorsPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](KernelOp kernel) {
+      Block &body = kernel.getBody().front();
+      DenseSet<Operation *> invariant;
+      SmallVector<Operation *> candidates;
+      for (Operation &op : body)
+        if (isRowInvariant(&op, invariant)) {
+          invariant.insert(&op);
+          candidates.push_back(&op);
+        }
+      // Last first, so that a chain (load, extf, add) follows its users
+      // down in order.
+      for (Operation *op : llvm::reverse(candidates)) {
+        Operation *first = nullptr;
+        for (Operation *user : op->getUsers()) {
+          Operation *inBody = body.findAncestorOpInBlock(*user);
+          if (inBody && (!first || inBody->isBeforeInBlock(first)))
+            first = inBody;
+        }
+        if (first && op->getNextNode() != first)
+          op->moveBefore(first);
+      }
+    });
+  }
+};
+
+} // namespace
