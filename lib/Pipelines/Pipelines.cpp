@@ -50,7 +50,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.rowsPerCta = options.rowsPerCta;
   config.clusterSize = options.clusterSize;
   config.minCtasPerSm = options.minCtasPerSm;
-  pm.addPass(mlir::quack::createQuackSinkRowVectors());
+  pm.addPass(mlir::quack::createQuackScheduleLoads());
   pm.addPass(mlir::quack::createQuackSelectConfig(config));
 }
 

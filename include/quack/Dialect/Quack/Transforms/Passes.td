@@ -47,25 +47,32 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
   ];
 }
 
-def QuackSinkRowVectors : Pass<"quack-sink-row-vectors", "::mlir::ModuleOp"> {
-  let summary = "moves loads of row vectors (weights) to their first use";
+def QuackScheduleLoads : Pass<"quack-schedule-loads", "::mlir::ModuleOp"> {
+  let summary = "places each load where it costs least: per-row reads first, "
+                "weights at their first use";
   let description = [{
-    A row vector such as a norm's weight is the same for every row, so a
-    description may read it anywhere; where it is read before a row
-    reduction, its fragments stay live in registers across the reduction's
-    exchange. This pass moves every `quack.load` of a row vector, and the
-    elementwise operations that depend only on such loads and on scalars,
-    to just before their first use. Fewer live registers across a
-    reduction let more CTAs share an SM (RMSNorm over 65536 bf16 elements,
-    one CTA of 512 threads per 16384: 74 registers before, 61 after).
+    A description may read its inputs anywhere; where a read lands decides
+    how long its latency and its registers are exposed. This pass moves:
+
+    - every `quack.load` of a per-row vector (a target, a saved lse) and
+      every `quack.gather` to the top of the kernel body, a gather right
+      after its index, so that these loads are in flight with the row's
+      loads instead of adding two dependent memory latencies after the
+      reductions (cross-entropy reads `target`, then `x[target]`);
+    - every `quack.load` of a row vector (a weight), with the elementwise
+      operations that depend only on such loads, scalars and constants, to
+      just before its first use, so that its fragments are not live in
+      registers across a reduction's exchange (RMSNorm over 65536 bf16
+      elements, one CTA of 512 threads per 16384: 74 registers before, 59
+      after, so two CTAs share an SM).
 
     ```mlir
     %w = quack.load %weight : memref<4096xbf16> -> vector<4096xbf16>
     %s = quack.reduce <add> %sq : vector<4096xf32> -> f32
-    %y = arith.mulf %xr, %wf : vector<4096xf32>
+    %t = quack.load %target : memref<?xi64> -> i64
     ```
-    becomes a kernel in which `%w` (and its widening) is computed after
-    `%s`, right before the multiplication.
+    becomes a kernel that loads `%t` first and `%w` after `%s`, right before
+    its first use.
   }];
 }
 

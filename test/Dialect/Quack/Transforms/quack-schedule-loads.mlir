@@ -1,4 +1,4 @@
-// RUN: quack-opt %s -split-input-file --quack-sink-row-vectors | FileCheck %s
+// RUN: quack-opt %s -split-input-file --quack-schedule-loads | FileCheck %s
 
 // The weight (a row vector) and its widening move past the reduction to
 // their first use; the matrix load and the per-row scalar stay in place.
@@ -55,5 +55,28 @@ quack.kernel @offset(%arg0: memref<?x64xf32, strided<[?, 1]>> {quack.name = "x",
   %6 = arith.mulf %0, %5 : vector<64xf32>
   %7 = arith.mulf %6, %3 : vector<64xf32>
   quack.store %7, %arg3 : vector<64xf32>, memref<?x64xf32, strided<[?, 1]>>
+  quack.return
+}
+
+// -----
+
+// Cross-entropy: the target and the gathered logit are read first, in
+// flight with the row, not after the logsumexp's two reductions.
+// CHECK-LABEL: quack.kernel @ce
+// CHECK-NEXT: %[[T:.*]] = quack.load %arg1 : memref<?xi64> -> i64
+// CHECK-NEXT: %[[XT:.*]] = quack.gather %arg0[%[[T]]]
+// CHECK-NEXT: quack.load %arg0 : memref<?x64xbf16, strided<[?, 1]>>
+// CHECK: quack.logsumexp
+quack.kernel @ce(%arg0: memref<?x64xbf16, strided<[?, 1]>> {quack.name = "x", quack.role = "input"},
+                 %arg1: memref<?xi64> {quack.name = "target", quack.role = "input"},
+                 %arg2: memref<?xf32> {quack.name = "loss", quack.role = "output"}) {
+  %0 = quack.load %arg0 : memref<?x64xbf16, strided<[?, 1]>> -> vector<64xbf16>
+  %1 = arith.extf %0 : vector<64xbf16> to vector<64xf32>
+  %2 = quack.logsumexp %1 : vector<64xf32> -> f32
+  %3 = quack.load %arg1 : memref<?xi64> -> i64
+  %4 = quack.gather %arg0[%3] : memref<?x64xbf16, strided<[?, 1]>>, i64 -> bf16
+  %5 = arith.extf %4 : bf16 to f32
+  %6 = arith.subf %2, %5 : f32
+  quack.store %6, %arg2 : f32, memref<?xf32>
   quack.return
 }
