@@ -155,19 +155,16 @@ struct QuackSelectConfigPass
     }
     config.vectorsPerThread =
         llvm::divideCeil(vectorsPerCta, config.threadsPerRow);
-    if (config.vectorsPerThread > kMaxVectorsPerThread) {
-      int64_t ctaThreads =
-          config.clusterSize > 1 ? kClusterCtaThreads : kMaxCtaThreads;
+    if (config.vectorsPerThread > kMaxVectorsPerThread)
       return kernel.emitOpError("N = ")
              << n << " needs " << config.vectorsPerThread
              << " vectors of " << config.vector << " elements per thread with "
              << config.threadsPerRow << " threads per row and a cluster of "
              << config.clusterSize << "; a thread holds at most "
              << kMaxVectorsPerThread << " (N <= "
-             << kMaxVectorsPerThread * ctaThreads * config.vector *
-                    (config.clusterSize > 1 ? kMaxClusterSize : 1)
+             << kMaxVectorsPerThread * config.threadsPerRow * config.vector *
+                    config.clusterSize
              << " with " << config.vector * bytes << "-byte accesses)";
-    }
 
     if (config.clusterSize > 1) {
       config.rowsPerCta = 1;
