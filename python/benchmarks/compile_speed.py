@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Compile speed of quackc on the CPU: every catalogue kernel, description to
+cubin (ptxas included), as a process per variant and in one process.
+
+    python3 compile_speed.py build/bin/quackc [--n 4096 65536] [--runs 5]
+
+- process: `quackc X.qk --kernel K -D ... -o out.cubin`, one process per
+  variant; the median of --runs runs of each variant is reported (it
+  includes process start, MLIR context creation, the pipeline, LLVM's NVPTX
+  backend and one ptxas process).
+- in-process: `quackc X.qk --bundle=DIR -D T=... -D N=...` compiles every
+  variant of a description in one process (one context, one ptxas process
+  per variant); the wall time divided by the number of variants written.
+
+Needs no GPU. Prints a Markdown table.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                    os.pardir)
+# Each catalogue kernel with the bindings the Python ops use.
+KERNELS = [
+    ("rmsnorm", "rmsnorm_fwd",
+     ["TW=T", "RESIDUAL=false", "BIAS=false", "OFFSET=false"]),
+    ("layernorm", "layernorm_fwd", ["TW=T", "BIAS=true"]),
+    ("softmax", "softmax_fwd", []),
+    ("softmax", "softmax_bwd", []),
+    ("cross_entropy", "cross_entropy_fwd", ["IGNORE=true"]),
+    ("cross_entropy", "cross_entropy_bwd", ["IGNORE=true"]),
+    ("cross_entropy", "cross_entropy_fwd_bwd", ["IGNORE=true"]),
+]
+
+
+def defines(pairs):
+    out = []
+    for p in pairs:
+        out += ["-D", p]
+    return out
+
+
+def run(cmd):
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    dt = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"compile_speed.py: {' '.join(cmd)} failed:\n"
+                         f"{r.stderr.strip()}")
+    return dt, r.stdout
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("quackc")
+    p.add_argument("--n", nargs="+", type=int, default=[4096, 65536])
+    p.add_argument("--dtypes", nargs="+", default=["bf16", "f32"])
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--out", help="write the results here (JSON)")
+    a = p.parse_args()
+    if not os.access(a.quackc, os.X_OK):
+        print(f"compile_speed.py: {a.quackc} is not an executable",
+              file=sys.stderr)
+        return 2
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        print("| kernel | process: median ms per variant (min–max over "
+              "variants) | in-process: ms per variant |")
+        print("|---|---|---|")
+        for qk, kernel, flags in KERNELS:
+            src = os.path.join(ROOT, "kernels", qk + ".qk")
+            medians = []
+            for t in a.dtypes:
+                for n in a.n:
+                    cmd = [a.quackc, src, "--kernel", kernel, "-o",
+                           os.path.join(tmp, "k.cubin")] + defines(
+                               [f"T={t}", f"N={n}"] + flags)
+                    times = [run(cmd)[0] for _ in range(a.runs)]
+                    medians.append(statistics.median(times))
+            bundle = os.path.join(tmp, kernel)
+            cmd = [a.quackc, src, f"--bundle={bundle}", "--kernel", kernel,
+                   "--alignments=16"] + defines(
+                       ["T=" + ",".join(a.dtypes),
+                        "N=" + ",".join(map(str, a.n))] + flags)
+            dt, _ = run(cmd)
+            with open(os.path.join(bundle, "index.json")) as f:
+                count = len(json.load(f)["kernels"])
+            per = dt / max(count, 1)
+            med = statistics.median(medians)
+            print(f"| {kernel} | {med * 1e3:.0f} ({min(medians) * 1e3:.0f}–"
+                  f"{max(medians) * 1e3:.0f}) | {per * 1e3:.0f} "
+                  f"({count} variants) |")
+            results.append({"kernel": kernel, "process_median_s": med,
+                            "process_min_s": min(medians),
+                            "process_max_s": max(medians),
+                            "in_process_s_per_variant": per,
+                            "variants": count})
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
