@@ -72,7 +72,9 @@ typedef enum quack_rt_param_kind {
   QUACK_RT_PARAM_ROW_STRIDE = 2,
   QUACK_RT_PARAM_ROW = 3,
   QUACK_RT_PARAM_PER_ROW = 4,
-  QUACK_RT_PARAM_SCALAR = 5
+  QUACK_RT_PARAM_SCALAR = 5,
+  /// f32 scratch for kernels with sums over rows (quack_rt_kernel_workspace_size).
+  QUACK_RT_PARAM_WORKSPACE = 6
 } quack_rt_param_kind;
 
 /// Describes one entry-point parameter. Strings are owned by the kernel and
@@ -123,6 +125,15 @@ QUACK_RT_EXPORT void quack_rt_kernel_destroy(quack_rt_kernel kernel);
 /// launch does this on first use; call it before capturing a CUDA graph.
 QUACK_RT_EXPORT int quack_rt_kernel_prepare(quack_rt_kernel kernel,
                                             char *err_buf, size_t err_len);
+
+/// Stores in \p bytes the size of the workspace argument a launch over \p m
+/// rows needs, for the current context's device: 0 for kernels without a
+/// workspace parameter. A workspace is 16-byte aligned, at least this size,
+/// and used by one launch at a time; its contents need no initialisation.
+QUACK_RT_EXPORT int quack_rt_kernel_workspace_size(quack_rt_kernel kernel,
+                                                   int64_t m, uint64_t *bytes,
+                                                   char *err_buf,
+                                                   size_t err_len);
 
 /// Launches the kernel over \p m rows on \p stream (a CUstream, null for the
 /// legacy default stream) in the current CUDA context. \p args holds

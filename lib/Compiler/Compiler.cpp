@@ -83,6 +83,21 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
     md.blockThreads = md.threadsPerRow * md.rowsPerCta;
     if (auto n = func->getAttrOfType<IntegerAttr>("quack.row_length"))
       md.rowLength = n.getInt();
+    if (auto finish = func->getAttrOfType<DictionaryAttr>("quack.finish")) {
+      md.finishSymbol = finish.getAs<StringAttr>("symbol").getValue().str();
+      md.finishThreads = finish.getAs<IntegerAttr>("threads").getInt();
+      md.finishColumns =
+          finish.getAs<IntegerAttr>("columns_per_cta").getInt();
+      for (Attribute entry : abi) {
+        auto dict = cast<DictionaryAttr>(entry);
+        auto kind = dict.getAs<StringAttr>("kind");
+        auto role = dict.getAs<StringAttr>("role");
+        if (kind && role && kind.getValue() == "row" &&
+            role.getValue() == "output")
+          md.finishOutputs.push_back(
+              dict.getAs<StringAttr>("name").getValue().str());
+      }
+    }
 
     llvm::json::Array params;
     int64_t widest = 1;
@@ -158,10 +173,24 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
     j.attribute("N", rowLength);
     j.attribute("alignment", requiredAlignment);
     j.attributeObject("grid", [&] {
-      j.attribute("kind", "rows");
+      j.attribute("kind", finishSymbol.empty() ? "rows" : "persistent");
       j.attribute("rows_per_cta", rowsPerCta);
       j.attribute("ctas_per_rows", clusterSize);
     });
+    if (!finishSymbol.empty())
+      j.attributeObject("finish", [&] {
+        j.attribute("symbol", finishSymbol);
+        j.attributeArray("block", [&] {
+          j.value(finishThreads);
+          j.value(1);
+          j.value(1);
+        });
+        j.attribute("columns_per_cta", finishColumns);
+        j.attributeArray("outputs", [&] {
+          for (const std::string &name : finishOutputs)
+            j.value(name);
+        });
+      });
     j.attributeArray("block", [&] {
       j.value(blockThreads);
       j.value(1);

@@ -282,10 +282,11 @@ private:
                                 << "has " << *n;
           n = len;
         }
-        if (p.isOutput && memref.getRank() == 1 && !memref.isDynamicDim(0))
+        if (p.isOutput && memref.getRank() == 1 && !memref.isDynamicDim(0) &&
+            !isa<FloatType>(memref.getElementType()))
           return error(p.loc) << "output '" << p.name
-                              << "' is a row vector T[N]; reductions over "
-                                 "rows are not supported yet";
+                              << "' is a row vector of integers; sums over "
+                                 "rows are written to float outputs";
       } else if (p.isOutput) {
         return error(p.loc) << "output '" << p.name
                             << "' is a scalar; outputs are tensors "
@@ -319,6 +320,7 @@ private:
     params.clear();
     loaded.clear();
     assigned.clear();
+    summed.clear();
     for (auto [index, p] : llvm::enumerate(present))
       params[p->name] = {p, body->getArgument(index)};
 
@@ -353,10 +355,18 @@ private:
       return error(assign.loc)
              << "'" << assign.target << "' is not an argument of this variant: "
              << flagNote(it->second);
+    auto param = params.find(assign.target);
+    if (param != params.end() && param->second.first->isOutput &&
+        mlir::quack::classifyArgType(param->second.second.getType()) ==
+            mlir::quack::ArgKind::Row) {
+      if (!assigned.insert(assign.target).second)
+        return error(assign.loc)
+               << "output '" << assign.target << "' is assigned twice";
+      return buildSumRows(*param->second.first, param->second.second, assign);
+    }
     FailureOr<RValue> value = buildExpr(*assign.value);
     if (failed(value))
       return failure();
-    auto param = params.find(assign.target);
     if (param == params.end()) {
       if (names.count(assign.target))
         return error(assign.loc) << "'" << assign.target
@@ -388,6 +398,30 @@ private:
       v = vector::BroadcastOp::create(b, at, rowType(v.getType()), v);
     mlir::quack::StoreOp::create(b, at, v, dest);
     names[p.name] = *value;
+    return success();
+  }
+
+  /// `dw = sum_rows(e)`: the only form a row-vector output takes. `e` is a
+  /// float row; its sum over all rows is written to `dw`.
+  LogicalResult buildSumRows(const Param &p, Value dest, const Stmt &assign) {
+    const Expr &e = *assign.value;
+    if (e.kind != Expr::Kind::Call || e.name != "sum_rows")
+      return error(assign.loc) << "output '" << p.name
+                          << "' is a row vector T[N], shared by all rows; "
+                             "assign it a sum over rows: "
+                          << p.name << " = sum_rows(<row expression>)";
+    if (e.operands.size() != 1)
+      return error(e.loc) << "'sum_rows' takes 1 argument, got "
+                          << e.operands.size();
+    FailureOr<RValue> v = buildExpr(*e.operands[0]);
+    if (failed(v))
+      return failure();
+    if (v->kind == Kind::Bool)
+      return error(e.loc) << "'sum_rows' sums numbers, not conditions";
+    Location at = loc(e.loc);
+    RValue row = broadcast(toFloat(*v, at), at);
+    mlir::quack::SumRowsOp::create(b, at, row.value, dest);
+    summed.insert(p.name);
     return success();
   }
 
@@ -621,6 +655,10 @@ private:
     if (auto it = names.find(e.name); it != names.end())
       return it->second;
     if (auto it = params.find(e.name); it != params.end()) {
+      if (summed.contains(e.name))
+        return error(e.loc) << "output '" << e.name
+                            << "' is a sum over all rows, which no row can "
+                               "read";
       if (it->second.first->isOutput)
         return error(e.loc)
                << "output '" << e.name << "' is read before it is assigned";
@@ -757,6 +795,11 @@ private:
       return widen(rounded, f.isRow, at);
     }
 
+    if (callee == "sum_rows")
+      return error(e.loc) << "'sum_rows' sums over all rows into a row-vector "
+                             "output; it can only be the whole value assigned "
+                             "to an output T[N] (dw = sum_rows(...))";
+
     // Row reductions: sum, mean, logsumexp, and one-argument max and min.
     bool isReduction = callee == "sum" || callee == "mean" ||
                        callee == "logsumexp" ||
@@ -845,7 +888,7 @@ private:
                     Kind::Float};
     }
     return error(e.loc) << "unknown function '" << callee
-                        << "'; known: sum, mean, max, min, logsumexp, exp, "
+                        << "'; known: sum, mean, max, min, logsumexp, sum_rows, exp, "
                            "exp2, log, sqrt, rsqrt, tanh, abs, sigmoid, "
                            "where, and, or, not, f32, f16, bf16, i32, i64";
   }
@@ -862,6 +905,8 @@ private:
   std::map<std::string, Condition> absent;
   std::map<std::string, RValue> loaded;
   llvm::StringSet<> assigned;
+  /// Row-vector outputs written by sum_rows.
+  llvm::StringSet<> summed;
 };
 
 } // namespace

@@ -141,6 +141,18 @@ int quack_rt_kernel_prepare(quack_rt_kernel kernel, char *errBuf,
   });
 }
 
+int quack_rt_kernel_workspace_size(quack_rt_kernel kernel, int64_t m,
+                                   uint64_t *bytes, char *errBuf,
+                                   size_t errLen) {
+  return guarded(errBuf, errLen, [&](std::string &message) {
+    if (!kernel || !bytes) {
+      message = "quack_rt_kernel_workspace_size: null kernel or result";
+      return Status::InvalidArgument;
+    }
+    return kernel->kernel->getWorkspaceBytes(m, *bytes, message);
+  });
+}
+
 int quack_rt_kernel_launch(quack_rt_kernel kernel, int64_t m,
                            const quack_rt_value *args, int nargs, void *stream,
                            char *errBuf, size_t errLen) {

@@ -75,6 +75,8 @@ void openDriver(DriverState &state) {
       resolve(lib, d.launchKernel, "cuLaunchKernel", e) &&
       resolve(lib, d.launchKernelEx, "cuLaunchKernelEx", e) &&
       resolve(lib, d.streamIsCapturing, "cuStreamIsCapturing", e) &&
+      resolve(lib, d.occupancyMaxActiveBlocksPerMultiprocessor,
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor", e) &&
       resolve(lib, d.getErrorName, "cuGetErrorName", e) &&
       resolve(lib, d.getErrorString, "cuGetErrorString", e);
   if (!ok)

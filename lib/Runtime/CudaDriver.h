@@ -40,6 +40,7 @@ constexpr int funcAttrNonPortableClusterSizeAllowed = 14;
 constexpr int devAttrComputeCapabilityMajor = 75;
 constexpr int devAttrComputeCapabilityMinor = 76;
 constexpr int devAttrMaxSharedMemoryPerBlockOptin = 97;
+constexpr int devAttrMultiprocessorCount = 16;
 
 /// CUstreamCaptureStatus: CU_STREAM_CAPTURE_STATUS_NONE.
 constexpr int streamCaptureStatusNone = 0;
@@ -100,6 +101,9 @@ struct Driver {
   Result (*launchKernelEx)(const LaunchConfig *config, Function f,
                            void **kernelParams, void **extra) = nullptr;
   Result (*streamIsCapturing)(Stream stream, int *status) = nullptr;
+  Result (*occupancyMaxActiveBlocksPerMultiprocessor)(
+      int *numBlocks, Function f, int blockSize,
+      size_t dynamicSharedBytes) = nullptr;
   /// Optional (CUDA 12+); null when the driver lacks it.
   Result (*occupancyMaxActiveClusters)(int *numClusters, Function f,
                                        const LaunchConfig *config) = nullptr;

@@ -27,6 +27,10 @@ struct Kernel::Loaded {
   cu::Function function = nullptr;
   /// For cluster kernels: clusters the device keeps active at once.
   int maxActiveClusters = 0;
+  /// For persistent kernels: the finishing entry point, and the row groups
+  /// (CTAs or clusters) the device keeps resident at once.
+  cu::Function finishFunction = nullptr;
+  int64_t residentGroups = 0;
 };
 
 static bool readFile(const std::string &path, std::vector<char> &out,
@@ -253,6 +257,31 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
     }
     l->maxActiveClusters = clusters;
   }
+  if (meta.persistent) {
+    if ((r = d->moduleGetFunction(&l->finishFunction, l->module,
+                                  meta.finishSymbol.c_str())) != cu::success)
+      return unloadOnError("cuModuleGetFunction");
+    if (meta.getClusterSize() > 1) {
+      l->residentGroups = l->maxActiveClusters;
+    } else {
+      int perSm = 0, sms = 0;
+      if ((r = d->occupancyMaxActiveBlocksPerMultiprocessor(
+               &perSm, l->function,
+               static_cast<int>(meta.block[0] * meta.block[1] * meta.block[2]),
+               static_cast<size_t>(meta.dynamicSharedBytes))) != cu::success)
+        return unloadOnError("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+      if ((r = d->deviceGetAttribute(&sms, cu::devAttrMultiprocessorCount,
+                                     dev)) != cu::success)
+        return unloadOnError("cuDeviceGetAttribute");
+      l->residentGroups = static_cast<int64_t>(perSm) * sms;
+    }
+    if (l->residentGroups < 1) {
+      error = name + "the device cannot keep one CTA of this kernel resident "
+                     "(occupancy 0)";
+      d->moduleUnload(l->module);
+      return Status::Unsupported;
+    }
+  }
   result = l.get();
   loaded.push_back(std::move(l));
   return Status::Ok;
@@ -268,17 +297,81 @@ union ParamSlot {
 };
 } // namespace
 
+Status Kernel::getWorkspaceBytes(int64_t m, uint64_t &bytes,
+                                 std::string &error) {
+  bytes = 0;
+  if (!meta.persistent)
+    return Status::Ok;
+  if (m < 0) {
+    error = "kernel \"" + meta.kernel + "\": M must be non-negative, got " +
+            std::to_string(m);
+    return Status::InvalidArgument;
+  }
+  const Loaded *l = nullptr;
+  if (Status s = getFunction(nullptr, l, error); s != Status::Ok)
+    return s;
+  unsigned gridX = 0;
+  computePersistentGrid(meta, m, l->residentGroups, gridX, bytes);
+  return Status::Ok;
+}
+
 Status Kernel::launch(int64_t m, const ArgValue *args, size_t numArgs,
                       void *stream, std::string &error) {
   Status s = checkLaunchArguments(meta, m, args, numArgs, error);
-  if (s != Status::Ok || m == 0)
-    return s;
-  unsigned gridX = 0;
-  if ((s = computeGridSize(meta, m, gridX, error)) != Status::Ok)
+  if (s != Status::Ok || (m == 0 && !meta.persistent))
     return s;
   const Loaded *l = nullptr;
+  unsigned gridX = 0;
+  if (meta.persistent) {
+    if ((s = getFunction(stream, l, error)) != Status::Ok)
+      return s;
+    uint64_t workspaceBytes = 0;
+    computePersistentGrid(meta, m, l->residentGroups, gridX, workspaceBytes);
+    if (m > 0 && (s = launchMain(l, m, gridX, args, numArgs, stream,
+                                 error)) != Status::Ok)
+      return s;
+    return launchFinish(l, m == 0 ? 0 : gridX, args, stream, error);
+  }
+  if ((s = computeGridSize(meta, m, gridX, error)) != Status::Ok)
+    return s;
   if ((s = getFunction(stream, l, error)) != Status::Ok)
     return s;
+  return launchMain(l, m, gridX, args, numArgs, stream, error);
+}
+
+Status Kernel::launchFinish(const Loaded *l, unsigned gridX,
+                            const ArgValue *args, void *stream,
+                            std::string &error) {
+  // (slots, workspace, outputs...): slots = row groups x rows per CTA.
+  int64_t slots = static_cast<int64_t>(gridX / meta.ctasPerRowGroup) *
+                  meta.rowsPerCta;
+  std::vector<ParamSlot> values(2 + meta.finishOutputs.size());
+  std::vector<void *> ptrs(values.size());
+  values[0].i64 = slots;
+  values[1].u64 = args[meta.workspaceParam - 1].u;
+  for (size_t j = 0; j < meta.finishOutputs.size(); ++j)
+    values[2 + j].u64 = args[meta.finishOutputs[j] - 1].u;
+  for (size_t i = 0; i < values.size(); ++i)
+    ptrs[i] = &values[i];
+  unsigned gridXFinish = static_cast<unsigned>(
+      (meta.n + meta.finishColumnsPerCta - 1) / meta.finishColumnsPerCta);
+  const cu::Driver *d = cu::getDriver(error);
+  cu::Result r = d->launchKernel(
+      l->finishFunction, gridXFinish,
+      static_cast<unsigned>(meta.finishOutputs.size()), 1, meta.finishBlock[0],
+      meta.finishBlock[1], meta.finishBlock[2], 0,
+      static_cast<cu::Stream>(stream), ptrs.data(), nullptr);
+  if (r != cu::success) {
+    error = "kernel \"" + meta.kernel + "\": " +
+            d->describe("cuLaunchKernel (finish)", r);
+    return Status::DriverError;
+  }
+  return Status::Ok;
+}
+
+Status Kernel::launchMain(const Loaded *l, int64_t m, unsigned gridX,
+                          const ArgValue *args, size_t numArgs, void *stream,
+                          std::string &error) {
 
   constexpr size_t inlineParams = 32;
   ParamSlot inlineSlots[inlineParams];

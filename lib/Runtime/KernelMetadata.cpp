@@ -6,6 +6,7 @@
 
 #include "quack/Runtime/KernelMetadata.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -27,6 +28,8 @@ const char *runtime::stringifyParamKind(ParamKind kind) {
     return "per_row";
   case ParamKind::Scalar:
     return "scalar";
+  case ParamKind::Workspace:
+    return "workspace";
   }
   return "unknown";
 }
@@ -171,6 +174,7 @@ bool parseParamKind(const std::string &s, ParamKind &kind) {
       {"row", ParamKind::Row},
       {"per_row", ParamKind::PerRow},
       {"scalar", ParamKind::Scalar},
+      {"workspace", ParamKind::Workspace},
   };
   for (const auto &entry : table) {
     if (s == entry.first) {
@@ -237,6 +241,18 @@ bool parseParams(Checker &c, const Value &root, KernelMetadata &meta) {
       param.of = static_cast<int>(meta.params.size() - 1);
       break;
     }
+    case ParamKind::Workspace:
+      if (param.type != ScalarType::F32)
+        return c.fail("workspace \"" + param.name + "\" must have dtype f32");
+      if (meta.workspaceParam >= 0)
+        return c.fail("more than one workspace parameter");
+      meta.workspaceParam = static_cast<int>(meta.params.size());
+      if (!c.getString(p, "role", param.role, true, where))
+        return false;
+      if (param.role != "scratch")
+        return c.fail("field \"" + where + "role\" must be \"scratch\", got \"" +
+                      param.role + "\"");
+      break;
     case ParamKind::Matrix:
     case ParamKind::Row:
     case ParamKind::PerRow:
@@ -329,9 +345,64 @@ Status runtime::parseKernelMetadata(const std::string &text,
   std::string gridKind;
   if (!c.getString(*grid, "kind", gridKind, true, "grid."))
     return Status::InvalidMetadata;
-  if (gridKind != "rows") {
-    c.fail("unsupported grid kind \"" + gridKind + "\" (expected \"rows\")");
+  if (gridKind != "rows" && gridKind != "persistent") {
+    c.fail("unsupported grid kind \"" + gridKind +
+           "\" (expected \"rows\" or \"persistent\")");
     return Status::InvalidMetadata;
+  }
+  result.persistent = gridKind == "persistent";
+  const Value *finish = root.get("finish");
+  if (result.persistent != (finish != nullptr) ||
+      result.persistent != (result.workspaceParam >= 0)) {
+    c.fail("grid kind \"persistent\", a \"finish\" object and a workspace "
+           "parameter go together");
+    return Status::InvalidMetadata;
+  }
+  if (finish) {
+    if (!finish->isObject()) {
+      c.fail("\"finish\" must be an object");
+      return Status::InvalidMetadata;
+    }
+    const Value *block = finish->get("block");
+    const Value *outputs = finish->get("outputs");
+    if (!c.getString(*finish, "symbol", result.finishSymbol, true,
+                     "finish.") ||
+        !c.getInteger(*finish, "columns_per_cta", result.finishColumnsPerCta,
+                      1, true, "finish."))
+      return Status::InvalidMetadata;
+    if (!block || !block->isArray() || block->getArray().size() != 3 ||
+        !outputs || !outputs->isArray() || outputs->getArray().empty()) {
+      c.fail("\"finish\" needs \"block\" (three integers) and a non-empty "
+             "\"outputs\" array");
+      return Status::InvalidMetadata;
+    }
+    uint64_t threads = 1;
+    for (size_t i = 0; i < 3; ++i) {
+      const Value &v = block->getArray()[i];
+      if (!v.isInteger() || v.getInteger() < 1 || v.getInteger() > 1024) {
+        c.fail("\"finish.block\" entries must be integers in [1, 1024]");
+        return Status::InvalidMetadata;
+      }
+      result.finishBlock[i] = static_cast<unsigned>(v.getInteger());
+      threads *= result.finishBlock[i];
+    }
+    if (threads > 1024) {
+      c.fail("\"finish.block\" has more than 1024 threads");
+      return Status::InvalidMetadata;
+    }
+    for (const Value &v : outputs->getArray()) {
+      int index = -1;
+      for (size_t i = 0; i < result.params.size(); ++i)
+        if (v.isString() && result.params[i].name == v.getString() &&
+            result.params[i].kind == ParamKind::Row &&
+            result.params[i].role == "output")
+          index = static_cast<int>(i);
+      if (index < 0) {
+        c.fail("\"finish.outputs\" entries must name row-vector outputs");
+        return Status::InvalidMetadata;
+      }
+      result.finishOutputs.push_back(index);
+    }
   }
   if (!c.getInteger(*grid, "rows_per_cta", result.rowsPerCta, 1, true,
                     "grid.") ||
@@ -393,9 +464,17 @@ Status runtime::checkLaunchArguments(const KernelMetadata &meta, int64_t m,
     const ArgValue &a = args[i];
     if (p.isPointer()) {
       // With no rows nothing is read or written, so null is allowed then.
-      if (a.u == 0 && m > 0) {
+      // A persistent kernel writes its sums over rows (zeros) even then.
+      bool written = meta.persistent && p.kind == ParamKind::Row &&
+                     p.role == "output";
+      if (a.u == 0 && (m > 0 || written)) {
         error = prefix + "argument \"" + p.name + "\" is a null pointer";
         return Status::InvalidArgument;
+      }
+      if (p.kind == ParamKind::Workspace && a.u % 16 != 0) {
+        error = prefix + "workspace \"" + p.name +
+                "\" is not aligned to 16 bytes";
+        return Status::Misaligned;
       }
       if (a.u % align != 0) {
         error = prefix + "argument \"" + p.name + "\" (address 0x";
@@ -441,6 +520,20 @@ Status runtime::checkLaunchArguments(const KernelMetadata &meta, int64_t m,
     }
   }
   return Status::Ok;
+}
+
+void runtime::computePersistentGrid(const KernelMetadata &meta, int64_t m,
+                                    int64_t residentGroups, unsigned &gridX,
+                                    uint64_t &workspaceBytes) {
+  uint64_t groups = (static_cast<uint64_t>(m) + meta.rowsPerCta - 1) /
+                    static_cast<uint64_t>(meta.rowsPerCta);
+  groups = std::min<uint64_t>(groups,
+                              static_cast<uint64_t>(std::max<int64_t>(
+                                  1, residentGroups)));
+  gridX = static_cast<unsigned>(groups * meta.ctasPerRowGroup);
+  workspaceBytes = groups * static_cast<uint64_t>(meta.rowsPerCta) *
+                   static_cast<uint64_t>(meta.n) * 4u *
+                   meta.finishOutputs.size();
 }
 
 Status runtime::computeGridSize(const KernelMetadata &meta, int64_t m,

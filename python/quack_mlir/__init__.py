@@ -18,10 +18,11 @@ from ._kernels import get_bundle, set_bundle
 from ._runtime import KernelError, RuntimeLibraryError
 from .bundle import BundleError, KernelNotFoundError
 from .cross_entropy import cross_entropy
-from .layernorm import layer_norm
-from .rmsnorm import rmsnorm
+from .layernorm import layer_norm, layer_norm_backward
+from .rmsnorm import rmsnorm, rmsnorm_backward
 from .softmax import softmax
 
-__all__ = ["rmsnorm", "softmax", "layer_norm", "cross_entropy", "set_bundle", "get_bundle",
+__all__ = ["rmsnorm", "rmsnorm_backward", "softmax", "layer_norm",
+           "layer_norm_backward", "cross_entropy", "set_bundle", "get_bundle",
            "BundleError", "KernelNotFoundError", "KernelError",
            "RuntimeLibraryError"]

@@ -140,5 +140,23 @@ def launch(launcher, key, dev, m, args):
             launcher.launch(key, m, args, _raw_stream(dev))
 
 
+def launch_with_workspace(launcher, key, dev, m, args):
+    """Like launch() for kernels with sums over rows, whose last argument
+    is the workspace: `args` ends with a placeholder that is replaced by a
+    fresh f32 workspace of the size the chosen variant needs (allocated on
+    the current stream, so the caching allocator orders its reuse)."""
+    def run():
+        kernel = launcher.select(key, args)
+        size = kernel.workspace_size(m)
+        ws = torch.empty((size + 3) // 4, dtype=_f32, device=f"cuda:{dev}")
+        launcher.launch(key, m, args[:-1] + (ws.data_ptr() if size else 0,),
+                        _raw_stream(dev))
+    if dev == _get_device():
+        run()
+    else:
+        with torch.cuda.device(dev):
+            run()
+
+
 def is_compiling():
     return torch.compiler.is_compiling()

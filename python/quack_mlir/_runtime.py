@@ -27,7 +27,8 @@ STATUS_NAMES = {
     6: "QUACK_RT_ERROR_MISALIGNED",
     7: "QUACK_RT_ERROR_UNSUPPORTED",
 }
-PARAM_KINDS = ("rows", "matrix", "row_stride", "row", "per_row", "scalar")
+PARAM_KINDS = ("rows", "matrix", "row_stride", "row", "per_row", "scalar",
+               "workspace")
 
 
 class RuntimeLibraryError(RuntimeError):
@@ -115,6 +116,9 @@ def load_library():
             "quack_rt_kernel_launch": (c.c_int, [kernel, c.c_int64, c.c_void_p,
                                                  c.c_int, c.c_void_p,
                                                  c.c_char_p, c.c_size_t]),
+            "quack_rt_kernel_workspace_size": (
+                c.c_int, [kernel, c.c_int64, c.POINTER(c.c_uint64),
+                          c.c_char_p, c.c_size_t]),
             "quack_rt_kernel_name": (c.c_char_p, [kernel]),
             "quack_rt_kernel_symbol": (c.c_char_p, [kernel]),
             "quack_rt_kernel_arch": (c.c_char_p, [kernel]),
@@ -223,6 +227,16 @@ class Kernel:
                                                    _ERR_LEN)
         if status != OK:
             raise KernelError(status, self._err.value.decode(errors="replace"))
+
+    def workspace_size(self, m):
+        """Bytes of workspace a launch over `m` rows needs on the current
+        CUDA context's device (0 without sums over rows)."""
+        out = ctypes.c_uint64(0)
+        status = self._lib.quack_rt_kernel_workspace_size(
+            self._handle, m, ctypes.byref(out), self._err, _ERR_LEN)
+        if status != OK:
+            raise KernelError(status, self._err.value.decode(errors="replace"))
+        return out.value
 
     def launch(self, m, args, stream=0):
         """Launches over `m` rows on `stream` (a CUstream as an int)."""

@@ -4,7 +4,7 @@ from . import _ops
 from ._launch import Launcher, float_bits
 from .rmsnorm import check_eps
 
-__all__ = ["layer_norm"]
+__all__ = ["layer_norm", "layer_norm_backward"]
 
 _OP = "layer_norm"
 # layernorm_fwd(M, x, x.row_stride, w, b, eps, y, y.row_stride, mean, rstd)
@@ -121,3 +121,37 @@ except ImportError:
     pass
 else:
     _get_op()
+
+
+# layernorm_bwd(M, x, x.row_stride, w, dy, dy.row_stride, mean, rstd, dx,
+#               dx.row_stride, dw, db, workspace)
+_bwd_kernel = Launcher("layernorm_bwd", ("T", "TW", "N"),
+                       fixed={"BIAS": "true"})
+
+
+def layer_norm_backward(dy, x, weight, mean, rstd):
+    """Gradients of layer_norm: returns (dx, dweight, dbias).
+
+    dy and x: [..., N] of one dtype and shape; weight: [N], x's dtype; mean
+    and rstd: the forward's per-row f32 statistics, shape [M]. dweight and
+    dbias sum over all rows in f32 and are rounded once to weight's dtype.
+    """
+    from .rmsnorm import like_rows, per_row
+    op = "layer_norm_backward"
+    if _ops.torch is None:
+        _ops.init_torch()
+    m, n, stride, dt, contiguous = _ops.rows(op, x)
+    dy_stride = like_rows(op, "dy", dy, x, m, n)
+    _ops.vector(op, "weight", weight, x, n)
+    per_row(op, "mean", mean, m)
+    per_row(op, "rstd", rstd, m)
+    dev = _ops.device(op, x, ("dy", dy), ("weight", weight), ("mean", mean),
+                      ("rstd", rstd))
+    dx = _ops.empty_rows_like(x, contiguous)
+    dw = _ops.torch.empty_like(weight)
+    db = _ops.torch.empty_like(weight)
+    _ops.launch_with_workspace(_bwd_kernel, (dt[0], dt[0], n), dev, m, (
+        x.data_ptr(), stride, weight.data_ptr(), dy.data_ptr(), dy_stride,
+        mean.data_ptr(), rstd.data_ptr(), dx.data_ptr(), n if m > 1 else 0,
+        dw.data_ptr(), db.data_ptr(), 0))
+    return dx, dw, db

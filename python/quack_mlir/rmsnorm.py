@@ -3,7 +3,7 @@
 from . import _ops
 from ._launch import Launcher, float_bits
 
-__all__ = ["rmsnorm"]
+__all__ = ["rmsnorm", "rmsnorm_backward"]
 
 _OP = "rmsnorm"
 # rmsnorm_fwd(M, x, x.row_stride, w, eps, y, y.row_stride, rstd)
@@ -90,3 +90,61 @@ except ImportError:
     pass
 else:
     _get_op()
+
+
+# rmsnorm_bwd(M, x, x.row_stride, w, dy, dy.row_stride, rstd, dx,
+#             dx.row_stride, dw, workspace)
+_bwd_kernel = Launcher("rmsnorm_bwd", ("T", "TW", "N"),
+                       fixed={"RESIDUAL": "false", "OFFSET": "false"})
+
+
+def per_row(op, name, v, m):
+    """Checks a per-row f32 operand v: [M], contiguous."""
+    if not isinstance(v, _ops.Tensor):
+        raise TypeError(f"{op}: {name} must be a torch.Tensor, got "
+                        f"{type(v).__name__}")
+    if v.dtype != _ops.torch.float32:
+        raise TypeError(f"{op}: {name} must have dtype torch.float32, got "
+                        f"{v.dtype}")
+    if v.dim() != 1 or v.shape[0] != m:
+        raise ValueError(f"{op}: {name} must have shape [M] = [{m}], got "
+                         f"{list(v.shape)}")
+    if m > 1 and v.stride()[0] != 1:
+        raise ValueError(f"{op}: {name} must be contiguous, it has stride "
+                         f"{v.stride()[0]}")
+
+
+def like_rows(op, name, v, x, m, n):
+    """Checks v against x: same dtype and [M, N] rows; returns v's row
+    stride."""
+    vm, vn, stride, _, _ = _ops.rows(op, v)
+    if v.dtype != x.dtype:
+        raise TypeError(f"{op}: {name} has dtype {v.dtype} but x has "
+                        f"{x.dtype}; they must match")
+    if (vm, vn) != (m, n) or v.shape != x.shape:
+        raise ValueError(f"{op}: {name} must have x's shape "
+                         f"{tuple(x.shape)}, got {tuple(v.shape)}")
+    return stride
+
+
+def rmsnorm_backward(dy, x, weight, rstd):
+    """Gradients of rmsnorm: returns (dx, dweight).
+
+    dy and x: [..., N] of one dtype and shape; weight: [N], x's dtype; rstd:
+    the forward's per-row f32 rsqrt(mean(x * x) + eps), shape [M]. dweight
+    sums over all rows in f32 and is rounded once to weight's dtype.
+    """
+    op = "rmsnorm_backward"
+    if _ops.torch is None:
+        _ops.init_torch()
+    m, n, stride, dt, contiguous = _ops.rows(op, x)
+    dy_stride = like_rows(op, "dy", dy, x, m, n)
+    _ops.vector(op, "weight", weight, x, n)
+    per_row(op, "rstd", rstd, m)
+    dev = _ops.device(op, x, ("dy", dy), ("weight", weight), ("rstd", rstd))
+    dx = _ops.empty_rows_like(x, contiguous)
+    dw = _ops.torch.empty_like(weight)
+    _ops.launch_with_workspace(_bwd_kernel, (dt[0], dt[0], n), dev, m, (
+        x.data_ptr(), stride, weight.data_ptr(), dy.data_ptr(), dy_stride,
+        rstd.data_ptr(), dx.data_ptr(), n if m > 1 else 0, dw.data_ptr(), 0))
+    return dx, dw

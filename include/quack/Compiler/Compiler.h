@@ -68,6 +68,13 @@ struct KernelMetadata {
   /// CTAs of a cluster that split each row.
   int64_t clusterSize = 1;
   int64_t maxRowLength = 0;
+  /// Kernels with sums over rows run on a persistent grid and finish with a
+  /// second entry point that sums the workspace (empty symbol: none).
+  std::string finishSymbol;
+  int64_t finishThreads = 0;
+  int64_t finishColumns = 0;
+  /// The row-vector outputs the finishing kernel writes, in its order.
+  std::vector<std::string> finishOutputs;
   std::string configReason;
   ResourceReport resources;
   std::string hash;

@@ -49,9 +49,18 @@ public:
   /// is there already. Call this before capturing a CUDA graph.
   Status prepare(std::string &error);
 
+  /// Bytes of workspace a launch with \p m rows needs (0 for kernels without
+  /// sums over rows): the f32 partial sums of a persistent grid sized for
+  /// the current context's device. Loads the module like prepare().
+  Status getWorkspaceBytes(int64_t m, uint64_t &bytes, std::string &error);
+
   /// Launches on \p stream (a CUstream; null is the legacy default stream)
   /// in the current context. \p args holds one value per parameter after M,
-  /// in metadata order. Launches nothing when \p m is 0. Refuses to load a
+  /// in metadata order; a workspace argument must point to at least
+  /// getWorkspaceBytes(m) bytes, 16-byte aligned, that no other launch uses
+  /// at the same time. A kernel with sums over rows runs its finishing
+  /// entry point after it on the same stream (with \p m = 0, only that one:
+  /// the sums are zeros). Otherwise launches nothing when \p m is 0. Refuses to load a
   /// module while the stream is capturing a graph.
   Status launch(int64_t m, const ArgValue *args, size_t numArgs, void *stream,
                 std::string &error);
@@ -62,6 +71,13 @@ private:
   struct Loaded;
   /// Returns the function for the current context, loading it if needed.
   Status getFunction(void *stream, const Loaded *&result, std::string &error);
+  Status launchMain(const Loaded *l, int64_t m, unsigned gridX,
+                    const ArgValue *args, size_t numArgs, void *stream,
+                    std::string &error);
+  /// The finishing entry point of a persistent kernel, after a main grid
+  /// of \p gridX CTAs (0: no rows were processed).
+  Status launchFinish(const Loaded *l, unsigned gridX, const ArgValue *args,
+                      void *stream, std::string &error);
 
   KernelMetadata meta;
   std::string path;

@@ -38,7 +38,7 @@ enum class Status : int {
 };
 
 /// The role of an entry-point parameter (docs/abi.md, "kind").
-enum class ParamKind { Rows, Matrix, RowStride, Row, PerRow, Scalar };
+enum class ParamKind { Rows, Matrix, RowStride, Row, PerRow, Scalar, Workspace };
 
 /// Element and scalar types of the ABI.
 enum class ScalarType { F32, F16, BF16, I32, I64 };
@@ -65,7 +65,7 @@ struct Param {
   /// True for parameters that are device pointers.
   bool isPointer() const {
     return kind == ParamKind::Matrix || kind == ParamKind::Row ||
-           kind == ParamKind::PerRow;
+           kind == ParamKind::PerRow || kind == ParamKind::Workspace;
   }
 };
 
@@ -99,6 +99,18 @@ struct KernelMetadata {
   int64_t dynamicSharedBytes = 0;
   std::string hash;
 
+  /// Grid kind "persistent" (kernels with sums over rows): a grid of at
+  /// most as many row groups as the device holds at once, which loop over
+  /// the rows, then the finishing entry point below.
+  bool persistent = false;
+  std::string finishSymbol;
+  std::array<unsigned, 3> finishBlock = {1, 1, 1};
+  int64_t finishColumnsPerCta = 1;
+  /// Parameter indices of the row-vector outputs the finish writes, and of
+  /// the workspace.
+  std::vector<int> finishOutputs;
+  int workspaceParam = -1;
+
   /// Number of launch arguments a caller passes: every parameter but M.
   size_t getNumArgs() const { return params.empty() ? 0 : params.size() - 1; }
   unsigned getClusterSize() const {
@@ -118,6 +130,13 @@ Status parseKernelMetadata(const std::string &text, KernelMetadata &meta,
 Status checkLaunchArguments(const KernelMetadata &meta, int64_t m,
                             const ArgValue *args, size_t numArgs,
                             std::string &error);
+
+/// For a persistent kernel: gridDim.x for \p m rows when the device keeps
+/// \p residentGroups row groups (CTAs, or clusters) at once, and the bytes
+/// of workspace that grid needs.
+void computePersistentGrid(const KernelMetadata &meta, int64_t m,
+                           int64_t residentGroups, unsigned &gridX,
+                           uint64_t &workspaceBytes);
 
 /// Computes gridDim.x for \p m rows: ceil(m / rows_per_cta) times the CTAs
 /// per row group, rounded up to a whole number of clusters. Fails when the

@@ -34,6 +34,11 @@ using namespace mlir::quack;
 namespace {
 
 constexpr int64_t kWarpSize = 32;
+/// The finishing kernel of sums over rows: column lanes per CTA, row-slot
+/// splits per CTA, and slots each thread loads before adding.
+constexpr int64_t kFinishLanes = 32;
+constexpr int64_t kFinishSplits = 16;
+constexpr int64_t kFinishUnroll = 4;
 
 /// What a kernel argument became in the gpu.func signature.
 struct LoweredArg {
@@ -109,6 +114,20 @@ private:
   LogicalResult orderGathersBeforeStores();
   LogicalResult lowerColumn(ColumnOp op);
   LogicalResult lowerLogSumExp(LogSumExpOp op);
+  LogicalResult lowerSumRows(SumRowsOp op);
+
+  // Sums over rows (quack.sum_rows): a persistent grid whose CTAs loop over
+  // row groups, keeping f32 partial sums in registers; at the end each CTA
+  // writes its partials to the workspace, and a second kernel sums them.
+  /// Computes `row` and `rowValid` for the row group `group` (i64).
+  void setRowGroup(Value group);
+  /// Opens the loop over row groups, carrying the partial sums.
+  void beginRowLoop();
+  /// Closes it and writes the partial sums to the workspace.
+  void endRowLoop();
+  /// Builds `<kernel>_finish`: sums the workspace's partials column by
+  /// column in a fixed order and writes each row-vector output.
+  void buildFinishKernel();
   /// Reduces a row's fragments across the thread, its warp, its CTA and its
   /// cluster.
   FailureOr<Value> reduceFragments(Operation *op, CombiningKind kind,
@@ -202,6 +221,17 @@ private:
   Operation *firstMatrixStore = nullptr;
   bool hasGathers = false;
 
+  /// Row offset of this thread inside its CTA's row group (i64), and the
+  /// thread's first row group (i64).
+  Value rowPart, firstRowGroup;
+  SmallVector<SumRowsOp> rowSums;
+  scf::ForOp rowLoop;
+  /// Partial sums, [sum][vector], as the loop body sees and updates them.
+  SmallVector<Value> partials;
+  /// Parity of the cluster mbarriers' phase in this iteration (i32).
+  Value clusterParity;
+  Value workspace;
+
   DenseMap<Value, SmallVector<Value>> fragments;
   IRMapping scalars;
 };
@@ -245,6 +275,15 @@ void RowKernelLowering::buildSignature() {
     }
   }
 
+  if (!rowSums.empty()) {
+    inputs.push_back(ptrType);
+    abi.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("name", b.getStringAttr("workspace")),
+         b.getNamedAttr("kind", b.getStringAttr("workspace")),
+         b.getNamedAttr("role", b.getStringAttr("scratch")),
+         b.getNamedAttr("dtype", b.getStringAttr("f32"))}));
+  }
+
   b.setInsertionPointToEnd(gpuModule.getBody());
   func = gpu::GPUFuncOp::create(b, loc, kernel.getSymName(),
                                 b.getFunctionType(inputs, {}));
@@ -256,6 +295,13 @@ void RowKernelLowering::buildSignature() {
   if (config.minCtasPerSm > 0)
     func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   b.getI32IntegerAttr(config.minCtasPerSm));
+  // A CTA of a cluster is alone on its SM; with sums over rows it holds
+  // partial sums beside the row, and ptxas' default register target for a
+  // 512-thread CTA spills: give it the SM's registers.
+  if (!rowSums.empty() && config.clusterSize > 1 && config.minCtasPerSm == 0)
+    func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                  b.getI32IntegerAttr(static_cast<int32_t>(
+                      std::min<int64_t>(255, 65536 / threads))));
   func->setAttr("quack.abi", b.getArrayAttr(abi));
   func->setAttr(kConfigAttrName, config.toAttr(kernel.getContext()));
   func->setAttr("quack.row_length", b.getI64IntegerAttr(rowLength));
@@ -278,6 +324,8 @@ void RowKernelLowering::buildSignature() {
     }
     args.push_back(arg);
   }
+  if (!rowSums.empty())
+    workspace = entry.getArgument(next++);
 }
 
 LogicalResult RowKernelLowering::buildPartition() {
@@ -352,19 +400,283 @@ void RowKernelLowering::buildPreamble() {
           arith::MulIOp::create(b, loc, coord, constI64(mode.columnStride)));
   }
   rowInCta = arith::TruncIOp::create(b, loc, i32, rowPart);
+  this->rowPart = rowPart;
   Value cta64 = arith::ExtUIOp::create(b, loc, i64, cta);
   // The CTAs of a cluster are consecutive in x and share their rows.
-  Value rowGroup = cta64;
+  firstRowGroup = cta64;
   if (config.clusterSize > 1)
-    rowGroup = arith::DivUIOp::create(b, loc, cta64,
-                                      constI64(config.clusterSize));
-  Value first = arith::MulIOp::create(b, loc, rowGroup,
+    firstRowGroup = arith::DivUIOp::create(b, loc, cta64,
+                                           constI64(config.clusterSize));
+  if (rowSums.empty())
+    setRowGroup(firstRowGroup);
+  if (config.clusterSize > 1 && reductionRounds > 0)
+    initClusterBarriers();
+}
+
+void RowKernelLowering::setRowGroup(Value group) {
+  Value first = arith::MulIOp::create(b, loc, group,
                                       constI64(config.rowsPerCta));
   row = arith::AddIOp::create(b, loc, first, rowPart);
   rowValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
                                    numRows);
-  if (config.clusterSize > 1 && reductionRounds > 0)
-    initClusterBarriers();
+}
+
+void RowKernelLowering::beginRowLoop() {
+  Type i32 = b.getI32Type();
+  // Peers signal this CTA's mbarriers from the first iteration on.
+  waitForClusterInit();
+  Value rowsPerCta = constI64(config.rowsPerCta);
+  Value groups = arith::DivUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, numRows,
+                                    constI64(config.rowsPerCta - 1)),
+      rowsPerCta);
+  Value ctas = arith::ExtUIOp::create(b, loc, b.getI64Type(),
+                                      NVVM::GridDimXOp::create(b, loc, i32));
+  Value step = ctas;
+  if (config.clusterSize > 1)
+    step = arith::DivUIOp::create(b, loc, ctas, constI64(config.clusterSize));
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(fragmentType(b.getF32Type()), 0.0f));
+  SmallVector<Value> inits(rowSums.size() * config.vectorsPerThread, zero);
+  if (config.clusterSize > 1)
+    inits.push_back(constI32(0));
+  rowLoop = scf::ForOp::create(b, loc, firstRowGroup, groups, step, inits);
+  b.setInsertionPointToStart(rowLoop.getBody());
+  setRowGroup(rowLoop.getInductionVar());
+  auto iterArgs = rowLoop.getRegionIterArgs();
+  partials.assign(iterArgs.begin(),
+                  iterArgs.begin() + rowSums.size() * config.vectorsPerThread);
+  if (config.clusterSize > 1)
+    clusterParity = iterArgs.back();
+}
+
+void RowKernelLowering::endRowLoop() {
+  NVVMTargetInfo target(b, loc);
+  // The next iteration reuses this one's shared-memory slots: every thread
+  // must have read them before any thread writes them again.
+  if (config.clusterSize > 1 && reductionRounds > 0) {
+    // Re-arm each round's mbarrier for the next phase, then a cluster
+    // barrier, so that no peer sends the next row's partial before every
+    // CTA has read this row's and armed its barrier.
+    Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(),
+                                              NVVMTargetInfo::kShared);
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          tid, constI32(0));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirst,
+                                  /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
+      NVVMTargetInfo arm(b, loc);
+      for (int64_t r = 0; r < reductionRounds; ++r)
+        arm.mbarrierArriveExpectTx(
+            LLVM::GEPOp::create(
+                b, loc, smemPtr, b.getI8Type(), smem,
+                ValueRange{constI32(clusterBarrierOffset + 8 * r)}),
+            4 * config.clusterSize);
+    }
+    target.clusterArrive();
+    target.clusterWait();
+  } else if (sharedBytes > 0) {
+    target.barrier();
+  }
+  SmallVector<Value> yields(partials);
+  if (config.clusterSize > 1)
+    yields.push_back(arith::XOrIOp::create(b, loc, clusterParity, constI32(1)));
+  scf::YieldOp::create(b, loc, yields);
+  b.setInsertionPointAfter(rowLoop);
+
+  // Partial sums of row slot p = group * rowsPerCta + rowInCta, where the
+  // grid holds `groups` row groups at a time: workspace[sum][p][column].
+  Type i32 = b.getI32Type();
+  Type f32 = b.getF32Type();
+  Value ctas = arith::ExtUIOp::create(b, loc, b.getI64Type(),
+                                      NVVM::GridDimXOp::create(b, loc, i32));
+  Value groups = ctas;
+  if (config.clusterSize > 1)
+    groups = arith::DivUIOp::create(b, loc, ctas, constI64(config.clusterSize));
+  Value slots = arith::MulIOp::create(b, loc, groups,
+                                      constI64(config.rowsPerCta));
+  Value slot = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, firstRowGroup, constI64(config.rowsPerCta)),
+      rowPart);
+  unsigned alignment = std::min<unsigned>(16, 4 * config.vector);
+  for (size_t j = 0; j < rowSums.size(); ++j) {
+    Value index = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, constI64(j), slots), slot);
+    Value base = arith::MulIOp::create(b, loc, index, constI64(rowLength));
+    for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
+      Value offset = arith::AddIOp::create(b, loc, base, vectorColumn(k));
+      Value address = LLVM::GEPOp::create(b, loc, workspace.getType(), f32,
+                                          workspace, ValueRange{offset});
+      predicatedStore(vectorInBounds(k),
+                      rowLoop.getResult(j * config.vectorsPerThread + k),
+                      address, alignment);
+    }
+  }
+}
+
+void RowKernelLowering::buildFinishKernel() {
+  MLIRContext *ctx = kernel.getContext();
+  OpBuilder::InsertionGuard guard(b);
+  Type ptrType = LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
+  Type smemPtr = LLVM::LLVMPointerType::get(ctx, NVVMTargetInfo::kShared);
+  Type i32 = b.getI32Type();
+  Type i64 = b.getI64Type();
+  Type f32 = b.getF32Type();
+  // A CTA owns kFinishLanes * width consecutive columns of one output and
+  // kFinishSplits row slots at a time; width follows the main kernel's
+  // vector, whose alignment the runtime has checked.
+  const int64_t width = std::min<int64_t>(4, config.vector);
+  const int64_t columns = kFinishLanes * width;
+  const int64_t threads = kFinishLanes * kFinishSplits;
+  SmallVector<Type> inputs = {i64, ptrType};
+  inputs.append(rowSums.size(), ptrType);
+
+  std::string name = (kernel.getSymName() + "_finish").str();
+  b.setInsertionPointToStart(gpuModule.getBody());
+  auto smemType = LLVM::LLVMArrayType::get(f32, kFinishSplits * columns);
+  auto smemGlobal = LLVM::GlobalOp::create(
+      b, loc, smemType, /*isConstant=*/false, LLVM::Linkage::Internal,
+      "__quack_smem_" + name, Attribute(), /*alignment=*/16,
+      /*addrSpace=*/NVVMTargetInfo::kShared);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  auto finish =
+      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(inputs, {}));
+  finish->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  finish.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  func->setAttr("quack.finish",
+                b.getDictionaryAttr(
+                    {b.getNamedAttr("symbol", b.getStringAttr(name)),
+                     b.getNamedAttr("threads", b.getI64IntegerAttr(threads)),
+                     b.getNamedAttr("columns_per_cta",
+                                    b.getI64IntegerAttr(columns))}));
+
+  Block &entry = finish.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  Value slots = entry.getArgument(0);
+  Value ws = entry.getArgument(1);
+  Value t = NVVM::ThreadIdXOp::create(b, loc, i32);
+  Value bx = arith::ExtUIOp::create(b, loc, i64,
+                                    NVVM::BlockIdXOp::create(b, loc, i32));
+  Value by = NVVM::BlockIdYOp::create(b, loc, i32);
+  Value lane = arith::AndIOp::create(b, loc, t, constI32(kFinishLanes - 1));
+  Value split = arith::DivUIOp::create(b, loc, t, constI32(kFinishLanes));
+  Value lane64 = arith::ExtUIOp::create(b, loc, i64, lane);
+  Value split64 = arith::ExtUIOp::create(b, loc, i64, split);
+  Value column = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bx, constI64(columns)),
+      arith::MulIOp::create(b, loc, lane64, constI64(width)));
+  Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         column, constI64(rowLength));
+  // Output `by` of the finish grid's y dimension.
+  Value outputIndex = arith::ExtUIOp::create(b, loc, i64, by);
+  Value plane = arith::MulIOp::create(b, loc, outputIndex, slots);
+
+  // Each thread sums slots split, split + S, split + 2S, ... in that order,
+  // loading kFinishUnroll of them before adding any.
+  VectorType vecType = VectorType::get({width}, f32);
+  Value zero =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vecType, 0.0f));
+  auto loop = scf::ForOp::create(b, loc, split64, slots,
+                                 constI64(kFinishSplits * kFinishUnroll),
+                                 ValueRange{zero});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value acc = loop.getRegionIterArgs()[0];
+    SmallVector<Value> loaded;
+    for (int64_t u = 0; u < kFinishUnroll; ++u) {
+      Value p = arith::AddIOp::create(b, loc, loop.getInductionVar(),
+                                      constI64(u * kFinishSplits));
+      Value valid = arith::AndIOp::create(
+          b, loc, inBounds,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p, slots));
+      Value offset = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc,
+                                arith::AddIOp::create(b, loc, plane, p),
+                                constI64(rowLength)),
+          column);
+      Value address =
+          LLVM::GEPOp::create(b, loc, ptrType, f32, ws, ValueRange{offset});
+      loaded.push_back(predicatedLoad(valid, vecType, address, 4 * width));
+    }
+    for (Value v : loaded)
+      acc = arith::AddFOp::create(b, loc, acc, v);
+    scf::YieldOp::create(b, loc, acc);
+  }
+
+  // The splits' sums meet in shared memory; lane threads of split 0 add
+  // them in split order, round once and store.
+  NVVMTargetInfo target(b, loc);
+  Value smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
+  Value mine = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, split, constI32(columns)),
+      arith::MulIOp::create(b, loc, lane, constI32(width)));
+  LLVM::StoreOp::create(
+      b, loc, loop.getResult(0),
+      LLVM::GEPOp::create(b, loc, smemPtr, f32, smem, ValueRange{mine}),
+      4 * width);
+  target.barrier();
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, split,
+                                      constI32(0));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{},
+                                arith::AndIOp::create(b, loc, first, inBounds),
+                                /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value sum;
+  for (int64_t sIndex = 0; sIndex < kFinishSplits; ++sIndex) {
+    Value index = arith::AddIOp::create(
+        b, loc, constI32(sIndex * columns),
+        arith::MulIOp::create(b, loc, lane, constI32(width)));
+    Value part = LLVM::LoadOp::create(
+        b, loc, vecType,
+        LLVM::GEPOp::create(b, loc, smemPtr, f32, smem, ValueRange{index}),
+        4 * width);
+    sum = sum ? Value(arith::AddFOp::create(b, loc, sum, part)) : part;
+  }
+  // Output `by` takes the sum, in its own element type.
+  for (auto [j, op] : llvm::enumerate(rowSums)) {
+    Type elt = cast<MemRefType>(op.getDest().getType()).getElementType();
+    Value store = sum;
+    if (elt != f32)
+      store = arith::TruncFOp::create(b, loc, VectorType::get({width}, elt),
+                                      sum);
+    unsigned bytes = elt.getIntOrFloatBitWidth() / 8;
+    Value address = LLVM::GEPOp::create(b, loc, ptrType, elt,
+                                        entry.getArgument(2 + j),
+                                        ValueRange{column});
+    Value isJ = rowSums.size() == 1
+                    ? Value()
+                    : Value(arith::CmpIOp::create(
+                          b, loc, arith::CmpIPredicate::eq, by,
+                          constI32(j)));
+    predicatedStore(isJ, store, address, bytes * width);
+  }
+  b.setInsertionPointAfter(ifOp);
+  gpu::ReturnOp::create(b, loc);
+}
+
+LogicalResult RowKernelLowering::lowerSumRows(SumRowsOp op) {
+  auto it = fragments.find(op.getValue());
+  if (it == fragments.end())
+    return op.emitOpError("sums a row the lowering has not seen");
+  size_t j = llvm::find(rowSums, op) - rowSums.begin();
+  // Rows past M contribute nothing (their loads read zeros, but the
+  // expression of a zero row need not be zero).
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(fragmentType(b.getF32Type()), 0.0f));
+  for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
+    Value &acc = partials[j * config.vectorsPerThread + k];
+    Value term =
+        arith::SelectOp::create(b, loc, rowValid, it->second[k], zero);
+    acc = arith::AddFOp::create(b, loc, acc, term);
+  }
+  return success();
 }
 
 void RowKernelLowering::initClusterBarriers() {
@@ -757,7 +1069,10 @@ Value RowKernelLowering::reduceAcrossCluster(CombiningKind kind, Value partial,
   // Phase 0 of this round's mbarrier completes when all clusterSize
   // partials have landed here; then every thread combines them in rank
   // order, so every CTA computes the same bits.
-  target.mbarrierWait(bar, /*parity=*/0);
+  if (clusterParity)
+    target.mbarrierWait(bar, clusterParity);
+  else
+    target.mbarrierWait(bar, /*parity=*/0);
   Value acc;
   for (int64_t r = 0; r < clusterSize; ++r) {
     Value src = LLVM::GEPOp::create(b, loc, smemPtr, elt, smem,
@@ -946,6 +1261,8 @@ LogicalResult RowKernelLowering::lowerOp(Operation *op) {
     return lowerColumn(column);
   if (auto lse = dyn_cast<LogSumExpOp>(op))
     return lowerLogSumExp(lse);
+  if (auto sum = dyn_cast<SumRowsOp>(op))
+    return lowerSumRows(sum);
   bool touchesRows =
       llvm::any_of(op->getOperands(),
                    [&](Value v) { return isRowValue(v); }) ||
@@ -1001,6 +1318,7 @@ LogicalResult RowKernelLowering::run() {
            << covered * config.vector << " elements of a row of " << rowLength;
   if (failed(buildPartition()))
     return failure();
+  rowSums = llvm::to_vector(kernel.getBody().front().getOps<SumRowsOp>());
   buildSignature();
   if (failed(allocateSharedMemory()))
     return failure();
@@ -1010,6 +1328,8 @@ LogicalResult RowKernelLowering::run() {
       scalars.map(kernel.getBody().getArgument(index), arg.scalar);
   if (failed(orderGathersBeforeStores()))
     return failure();
+  if (!rowSums.empty())
+    beginRowLoop();
   for (Operation &op : kernel.getBody().front()) {
     // Outputs may alias inputs (a gradient written in place over the
     // logits): every gather of the CTA must have read its element before
@@ -1027,6 +1347,10 @@ LogicalResult RowKernelLowering::run() {
     }
     if (failed(lowerOp(&op)))
       return failure();
+  }
+  if (!rowSums.empty()) {
+    endRowLoop();
+    buildFinishKernel();
   }
   // Every round's mbarrier is waited on, so no peer can still be writing
   // into this CTA's shared memory when it exits.

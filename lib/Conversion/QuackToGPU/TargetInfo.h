@@ -75,6 +75,12 @@ public:
                                           i32(kSuspendHintNs));
   }
 
+  /// The same, for a parity known only at run time (an i32, 0 or 1).
+  void mbarrierWait(Value bar, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity,
+                                          i32(kSuspendHintNs));
+  }
+
   /// `mapa.shared::cluster`: the address of `local` (a shared::cta pointer)
   /// in the shared memory of the cluster's CTA `rank`.
   Value mapToRank(Value local, Value rank) {

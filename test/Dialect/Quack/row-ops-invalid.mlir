@@ -24,3 +24,49 @@ quack.kernel @lse_type(%x: memref<?x8xf16>) {
   %l = quack.logsumexp %v : vector<8xf16> -> f32
   quack.return
 }
+
+// -----
+
+quack.kernel @sum_rows_matrix(%x: memref<?x8xf32>, %y: memref<?x8xf32> {quack.role = "output"}) {
+  %v = quack.load %x : memref<?x8xf32> -> vector<8xf32>
+  // expected-error @+1 {{destination 'memref<?x8xf32>' is not a row vector memref<NxT>}}
+  quack.sum_rows %v, %y : vector<8xf32>, memref<?x8xf32>
+  quack.return
+}
+
+// -----
+
+quack.kernel @sum_rows_input(%x: memref<?x8xf32>, %w: memref<8xf32>) {
+  %v = quack.load %x : memref<?x8xf32> -> vector<8xf32>
+  // expected-error @+1 {{destination 'arg1' is not an output of the kernel}}
+  quack.sum_rows %v, %w : vector<8xf32>, memref<8xf32>
+  quack.return
+}
+
+// -----
+
+quack.kernel @sum_rows_int(%x: memref<?x8xf32>, %w: memref<8xi32> {quack.role = "output"}) {
+  %v = quack.load %x : memref<?x8xf32> -> vector<8xf32>
+  // expected-error @+1 {{destination element type 'i32' is not a float type}}
+  quack.sum_rows %v, %w : vector<8xf32>, memref<8xi32>
+  quack.return
+}
+
+// -----
+
+quack.kernel @sum_rows_twice(%x: memref<?x8xf32>, %w: memref<8xf32> {quack.role = "output"}) {
+  %v = quack.load %x : memref<?x8xf32> -> vector<8xf32>
+  // expected-error @+1 {{destination 'arg1' is summed into by more than one quack.sum_rows}}
+  quack.sum_rows %v, %w : vector<8xf32>, memref<8xf32>
+  quack.sum_rows %v, %w : vector<8xf32>, memref<8xf32>
+  quack.return
+}
+
+// -----
+
+quack.kernel @sum_rows_f16(%x: memref<?x8xf16>, %w: memref<8xf32> {quack.role = "output"}) {
+  %v = quack.load %x : memref<?x8xf16> -> vector<8xf16>
+  // expected-error @+1 {{'quack.sum_rows' op operand #0 must be vector of 32-bit float values of ranks 1}}
+  quack.sum_rows %v, %w : vector<8xf16>, memref<8xf32>
+  quack.return
+}

@@ -17,3 +17,13 @@ quack.kernel @ce(%x: memref<?x64xbf16, strided<[?, 1]>>, %t: memref<?xi64>,
   quack.store %l, %loss : f32, memref<?xf32>
   quack.return
 }
+
+// CHECK-LABEL: quack.kernel @grads
+quack.kernel @grads(%x: memref<?x64xbf16, strided<[?, 1]>>,
+                    %dw: memref<64xbf16> {quack.role = "output"}) {
+  %row = quack.load %x : memref<?x64xbf16, strided<[?, 1]>> -> vector<64xbf16>
+  %f = arith.extf %row : vector<64xbf16> to vector<64xf32>
+  // CHECK: quack.sum_rows %{{.*}}, %{{.*}} : vector<64xf32>, memref<64xbf16>
+  quack.sum_rows %f, %dw : vector<64xf32>, memref<64xbf16>
+  quack.return
+}

@@ -199,6 +199,40 @@ LogicalResult StoreOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// SumRowsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SumRowsOp::verify() {
+  auto memref = getDest().getType();
+  if (classifyArgType(memref) != ArgKind::Row)
+    return emitOpError("destination ")
+           << memref << " is not a row vector memref<NxT>";
+  if (!isa<FloatType>(memref.getElementType()))
+    return emitOpError("destination element type ")
+           << memref.getElementType() << " is not a float type";
+  if (getValue().getType().getDimSize(0) != memref.getDimSize(0))
+    return emitOpError("value has ")
+           << getValue().getType().getDimSize(0)
+           << " elements but the destination has " << memref.getDimSize(0);
+  auto arg = dyn_cast<BlockArgument>(getDest());
+  auto kernel = arg ? dyn_cast<KernelOp>(arg.getOwner()->getParentOp())
+                    : KernelOp();
+  if (!kernel || kernel != (*this)->getParentOp())
+    return emitOpError("destination must be an argument of the enclosing "
+                       "quack.kernel");
+  if (kernel.getArgRole(arg.getArgNumber()) != ArgRole::Output)
+    return emitOpError("destination '")
+           << kernel.getArgName(arg.getArgNumber())
+           << "' is not an output of the kernel";
+  for (Operation *user : getDest().getUsers())
+    if (user != getOperation() && isa<SumRowsOp>(user))
+      return emitOpError("destination '")
+             << kernel.getArgName(arg.getArgNumber())
+             << "' is summed into by more than one quack.sum_rows";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // GatherOp
 //===----------------------------------------------------------------------===//
 

@@ -84,6 +84,13 @@ struct QuackSelectConfigPass
 
     int64_t vectorsPerRow = n / config.vector;
 
+    // A sum over rows keeps an f32 partial sum of every element a thread
+    // owns, beside the row itself: such kernels give a CTA half the row.
+    int64_t sums = 0;
+    kernel.walk([&](SumRowsOp) { ++sums; });
+    int64_t ctaRowLength = sums ? kMaxCtaRowLength / 2 : kMaxCtaRowLength;
+    int64_t ctaBytes = sums ? kClusterCtaBytes / 2 : kClusterCtaBytes;
+
     // Cluster: rows longer than one CTA holds are split into contiguous
     // chunks of at most kMaxCtaRowLength elements, one per CTA of a cluster.
     if (clusterSize > 0) {
@@ -93,19 +100,19 @@ struct QuackSelectConfigPass
                << kMaxClusterSize << ", got " << clusterSize.getValue();
       config.clusterSize = clusterSize;
       why << "cluster=" << clusterSize.getValue() << " (forced); ";
-    } else if (n > kMaxCtaRowLength) {
+    } else if (n > ctaRowLength) {
       // Where the cluster can grow: at most kClusterCtaBytes of the widest
       // element type per CTA and at most kMaxVectorsPerThread vectors for
       // each of kClusterCtaThreads threads. Narrow vectors (unaligned views,
       // odd N) cost a register per element plus an address.
-      int64_t byElements = llvm::divideCeil(n * bytes, kClusterCtaBytes);
+      int64_t byElements = llvm::divideCeil(n * bytes, ctaBytes);
       int64_t byVectors = llvm::divideCeil(
           vectorsPerRow, kClusterCtaThreads * kMaxVectorsPerThread);
       config.clusterSize = std::min<int64_t>(
           kMaxClusterSize,
           llvm::PowerOf2Ceil(std::max(byElements, byVectors)));
       why << "cluster=" << config.clusterSize << " (N=" << n
-          << " over CTAs of at most " << kClusterCtaBytes << " bytes and "
+          << " over CTAs of at most " << ctaBytes << " bytes and "
           << kClusterCtaThreads * kMaxVectorsPerThread << " vectors); ";
     }
     if (config.clusterSize > 1) {

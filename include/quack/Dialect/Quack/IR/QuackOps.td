@@ -208,6 +208,30 @@ def Quack_LogSumExpOp : Quack_Op<"logsumexp", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
+def Quack_SumRowsOp : Quack_Op<"sum_rows", [MemoryEffects<[MemWrite]>]> {
+  let summary = "sums a row value over all rows into a row-vector output";
+  let description = [{
+    Adds the current row's `vector<Nxf32>` into a row-vector output
+    `memref<NxT>`: after the kernel, element `j` of the output holds the sum
+    over every row `0 <= row < M` of element `j` of the value, rounded once
+    to `T`. It is how weight and bias gradients (`dw`, `db`) are written.
+    The lowering keeps f32 partial sums per CTA over a persistent grid, writes
+    them to a workspace and sums the workspace in a fixed order in a second
+    kernel, so the result is deterministic for a given device; `M = 0` gives
+    zeros. The destination must be an output argument of the kernel, and
+    each output is summed into by exactly one `quack.sum_rows`.
+
+    ```mlir
+    quack.sum_rows %g, %dw : vector<4096xf32>, memref<4096xbf16>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$value,
+                       AnyMemRef:$dest);
+  let assemblyFormat =
+      "$value `,` $dest attr-dict `:` type($value) `,` type($dest)";
+  let hasVerifier = 1;
+}
+
 include "quack/Dialect/Quack/IR/QuackLayoutOps.td"
 
 #endif // QUACK_DIALECT_QUACK_IR_QUACKOPS_TD

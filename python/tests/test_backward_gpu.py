@@ -1,0 +1,172 @@
+"""GPU tests of quack_mlir.rmsnorm_backward and layer_norm_backward against
+float64 references: dx per row, and the weight (and bias) gradients summed
+over all rows by the persistent grid and its finishing kernel.
+
+Needs torch with CUDA and kernel bundles ($QUACK_MLIR_BUNDLE) holding
+rmsnorm_bwd and layernorm_bwd; N values missing from the bundle are
+skipped.
+"""
+
+import pytest
+
+from gpu_common import DTYPES, dtype_id, rel_err, torch
+
+import quack_mlir  # noqa: E402
+from quack_mlir.bundle import KernelNotFoundError
+
+# ||out - ref|| / ||ref|| by dtype: dx, and the sums over rows (rounded once).
+DX_TOL = {torch.bfloat16: 1.5e-2, torch.float16: 3e-3, torch.float32: 1e-5}
+DW_TOL = {torch.bfloat16: 8e-3, torch.float16: 1e-3, torch.float32: 1e-5}
+EPS = 1e-5
+
+NS = [1, 7, 1000, 4096, 16384, 32768, 65536]
+MS = [1, 3, 4099]
+
+
+@pytest.fixture(autouse=True)
+def _seed(request):
+    torch.manual_seed(hash(request.node.name) & 0xFFFF)
+
+
+def _run(fn, *args):
+    try:
+        return fn(*args)
+    except KernelNotFoundError as e:
+        pytest.skip(f"not in the bundle: {e}")
+
+
+def rms_reference(dy, x, w, rstd):
+    xd, dyd, wd = x.double(), dy.double(), w.double()
+    r = rstd.double().unsqueeze(-1)
+    xhat = xd * r
+    g = dyd * wd
+    c = (xhat * g).mean(-1, keepdim=True)
+    dx = (g - xhat * c) * r
+    return dx, (dyd * xhat).sum(0)
+
+
+def ln_reference(dy, x, w, mean, rstd):
+    xd, dyd, wd = x.double(), dy.double(), w.double()
+    r = rstd.double().unsqueeze(-1)
+    xhat = (xd - mean.double().unsqueeze(-1)) * r
+    g = dyd * wd
+    dx = (g - g.mean(-1, keepdim=True) -
+          xhat * (xhat * g).mean(-1, keepdim=True)) * r
+    return dx, (dyd * xhat).sum(0), dyd.sum(0)
+
+
+def _check(out, ref, tol, what):
+    assert out.dtype == ref_dtype(out)
+    if ref.numel() and ref.abs().max() > 0:
+        err = rel_err(out, ref)
+        assert err < tol, f"{what} relative error {err:.3g}"
+    else:
+        assert torch.all(out == 0), f"{what} must be zeros"
+
+
+def ref_dtype(out):
+    return out.dtype
+
+
+@pytest.mark.parametrize("m", MS)
+@pytest.mark.parametrize("n", NS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_rmsnorm_backward(dtype, n, m):
+    x = torch.randn(m, n, device="cuda").to(dtype)
+    dy = torch.randn(m, n, device="cuda").to(dtype)
+    w = torch.randn(n, device="cuda").to(dtype)
+    rstd = torch.rsqrt(x.double().pow(2).mean(-1) + EPS).float()
+    dx, dw = _run(quack_mlir.rmsnorm_backward, dy, x, w, rstd)
+    torch.cuda.synchronize()
+    assert dx.shape == x.shape and dx.dtype == dtype
+    assert dw.shape == (n,) and dw.dtype == dtype
+    dx_ref, dw_ref = rms_reference(dy, x, w, rstd)
+    _check(dx, dx_ref, DX_TOL[dtype], "dx")
+    _check(dw, dw_ref, DW_TOL[dtype], "dw")
+
+
+@pytest.mark.parametrize("m", MS)
+@pytest.mark.parametrize("n", NS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_layer_norm_backward(dtype, n, m):
+    x = (torch.randn(m, n, device="cuda") * 2 + 3).to(dtype)
+    dy = torch.randn(m, n, device="cuda").to(dtype)
+    w = torch.randn(n, device="cuda").to(dtype)
+    xd = x.double()
+    mean = xd.mean(-1)
+    rstd = torch.rsqrt((xd - mean.unsqueeze(-1)).pow(2).mean(-1) + EPS)
+    mean, rstd = mean.float(), rstd.float()
+    dx, dw, db = _run(quack_mlir.layer_norm_backward, dy, x, w, mean, rstd)
+    torch.cuda.synchronize()
+    dx_ref, dw_ref, db_ref = ln_reference(dy, x, w, mean, rstd)
+    _check(dx, dx_ref, DX_TOL[dtype], "dx")
+    _check(dw, dw_ref, DW_TOL[dtype], "dw")
+    _check(db, db_ref, DW_TOL[dtype], "db")
+
+
+def test_matches_torch_autograd():
+    """Against torch's own gradients of layer_norm and of RMSNorm."""
+    n = 4096
+    x = torch.randn(8193, n, device="cuda", requires_grad=True)
+    w = torch.randn(n, device="cuda", requires_grad=True)
+    b = torch.randn(n, device="cuda", requires_grad=True)
+    dy = torch.randn(8193, n, device="cuda")
+    torch.nn.functional.layer_norm(x, (n,), w, b, EPS).backward(dy)
+    xd = x.detach()
+    mean = xd.mean(-1)
+    rstd = torch.rsqrt(xd.var(-1, unbiased=False) + EPS)
+    dx, dw, db = _run(quack_mlir.layer_norm_backward, dy, xd, w.detach(),
+                      mean, rstd)
+    assert rel_err(dx, x.grad.double()) < 1e-4
+    assert rel_err(dw, w.grad.double()) < 1e-4
+    assert rel_err(db, b.grad.double()) < 1e-4
+    x.grad = w.grad = None
+    y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS) * w
+    y.backward(dy)
+    rstd = torch.rsqrt(xd.pow(2).mean(-1) + EPS)
+    dx, dw = _run(quack_mlir.rmsnorm_backward, dy, xd, w.detach(), rstd)
+    assert rel_err(dx, x.grad.double()) < 1e-4
+    assert rel_err(dw, w.grad.double()) < 1e-4
+
+
+def test_empty_rows_give_zero_sums():
+    w = torch.randn(1000, device="cuda")
+    x = torch.empty(0, 1000, device="cuda")
+    r = torch.empty(0, device="cuda")
+    dx, dw = _run(quack_mlir.rmsnorm_backward, x, x, w, r)
+    torch.cuda.synchronize()
+    assert dx.shape == (0, 1000) and torch.all(dw == 0)
+    dx, dw, db = _run(quack_mlir.layer_norm_backward, x, x, w, r, r)
+    torch.cuda.synchronize()
+    assert torch.all(dw == 0) and torch.all(db == 0)
+
+
+def test_deterministic_and_strided():
+    n = 4096
+    big = torch.randn(20000, n + 64, device="cuda").bfloat16()
+    x = big[:, :n]
+    dy = torch.randn(20000, n, device="cuda").bfloat16()
+    w = torch.randn(n, device="cuda").bfloat16()
+    rstd = torch.rsqrt(x.double().pow(2).mean(-1) + EPS).float()
+    dx1, dw1 = _run(quack_mlir.rmsnorm_backward, dy, x, w, rstd)
+    dx2, dw2 = _run(quack_mlir.rmsnorm_backward, dy, x, w, rstd)
+    assert torch.equal(dx1, dx2) and torch.equal(dw1, dw2)
+    dx_ref, dw_ref = rms_reference(dy, x, w, rstd)
+    _check(dx1, dx_ref, DX_TOL[torch.bfloat16], "dx")
+    _check(dw1, dw_ref, DW_TOL[torch.bfloat16], "dw")
+
+
+def test_bad_inputs():
+    w = torch.randn(64, device="cuda")
+    x = torch.randn(8, 64, device="cuda")
+    r = torch.randn(8, device="cuda")
+    with pytest.raises(ValueError, match="dy must have x's shape"):
+        quack_mlir.rmsnorm_backward(x[:4], x, w, r)
+    with pytest.raises(TypeError, match="rstd must have dtype torch.float32"):
+        quack_mlir.rmsnorm_backward(x, x, w, r.double())
+    with pytest.raises(ValueError, match=r"rstd must have shape \[M\]"):
+        quack_mlir.rmsnorm_backward(x, x, w, r[:3])
+    with pytest.raises(TypeError, match="dy has dtype"):
+        quack_mlir.layer_norm_backward(x.half(), x, w, r, r)
+    with pytest.raises(ValueError, match="mean is on cpu"):
+        quack_mlir.layer_norm_backward(x, x, w, r.cpu(), r)

@@ -1,0 +1,50 @@
+// RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu | FileCheck %s
+
+// A sum over rows: the grid is persistent, each CTA loops over row groups
+// from ctaid.x in steps of nctaid.x carrying one f32 partial per element it
+// owns, writes the partials to the workspace [outputs, slots, N], and a
+// second entry point, dw_finish, sums the slots column by column.
+// CHECK-LABEL: gpu.module @dw
+// CHECK: llvm.mlir.global internal @__quack_smem_dw_finish() {{.*}} : !llvm.array<2048 x f32>
+// CHECK: gpu.func @dw(%{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %[[WS:.*]]: !llvm.ptr<1>)
+// CHECK-SAME: {dtype = "bf16", kind = "row", name = "dw", role = "output"}, {dtype = "f32", kind = "workspace", name = "workspace", role = "scratch"}
+// CHECK-SAME: quack.finish = {columns_per_cta = 128 : i64, symbol = "dw_finish", threads = 512 : i64}
+// CHECK: %[[CTA:.*]] = nvvm.read.ptx.sreg.ctaid.x
+// CHECK: %[[STEP32:.*]] = nvvm.read.ptx.sreg.nctaid.x : i32
+// CHECK: %[[STEP:.*]] = arith.extui %[[STEP32]]
+// CHECK: %[[ACC:.*]]:2 = scf.for %[[G:.*]] = %{{.*}} to %{{.*}} step %[[STEP]] iter_args(%[[A0:.*]] = %{{.*}}, %[[A1:.*]] = %{{.*}}) -> (vector<8xf32>, vector<8xf32>)  : i64 {
+// CHECK: %[[ROW0:.*]] = arith.muli %[[G]], %c2_i64
+// CHECK: %[[ROW:.*]] = arith.addi %[[ROW0]]
+// CHECK: %[[VALID:.*]] = arith.cmpi slt, %[[ROW]], %arg0 : i64
+// CHECK: quack_smem_dw
+// CHECK: gpu.barrier
+// Rows past M add nothing.
+// CHECK: %[[T0:.*]] = arith.select %[[VALID]], %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: %[[N0:.*]] = arith.addf %[[A0]], %[[T0]] : vector<8xf32>
+// CHECK: %[[T1:.*]] = arith.select %[[VALID]], %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: %[[N1:.*]] = arith.addf %[[A1]], %[[T1]] : vector<8xf32>
+// The next iteration reuses the reduction slots.
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.yield %[[N0]], %[[N1]]
+// CHECK: llvm.getelementptr %[[WS]]
+// CHECK: llvm.store %[[ACC]]#0
+// CHECK: llvm.store %[[ACC]]#1
+// CHECK: gpu.func @dw_finish(%[[SLOTS:.*]]: i64, %[[WS2:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 512, 1, 1>}
+// 16 splits, 4 loads each before adding: step 64.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[SLOTS]] step %c64_i64
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: gpu.barrier
+// CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK: arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<4xbf16>, !llvm.ptr<1>
+
+quack.kernel @dw(%x: memref<?x1024xbf16, strided<[?, 1]>>,
+                 %dw: memref<1024xbf16> {quack.role = "output", quack.name = "dw"}) {
+  %row = quack.load %x : memref<?x1024xbf16, strided<[?, 1]>> -> vector<1024xbf16>
+  %f = arith.extf %row : vector<1024xbf16> to vector<1024xf32>
+  %s = quack.reduce <add> %f : vector<1024xf32> -> f32
+  %b = vector.broadcast %s : f32 to vector<1024xf32>
+  %g = arith.mulf %f, %b : vector<1024xf32>
+  quack.sum_rows %g, %dw : vector<1024xf32>, memref<1024xbf16>
+  quack.return
+}
