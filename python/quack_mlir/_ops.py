@@ -158,5 +158,17 @@ def launch_with_workspace(launcher, key, dev, m, args):
             run()
 
 
+def once(build):
+    """Returns a function that calls build() the first time and then returns
+    its result (torch classes are built after torch is imported)."""
+    built = []
+
+    def get():
+        if not built:
+            built.append(build())
+        return built[0]
+    return get
+
+
 def is_compiling():
     return torch.compiler.is_compiling()

@@ -102,7 +102,8 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5,
     (a 2-D view with a wider row stride is used as is). normalized_shape:
     N or [N] (the last dimension only). weight and bias: [N], x's dtype and
     device, contiguous; both are required for now (None is an error). Runs
-    on the current CUDA stream.
+    on the current CUDA stream. With autograd (x, weight or bias requiring
+    grad), the backward runs layernorm_bwd.
     """
     if _ops.torch is None:
         _ops.init_torch()
@@ -110,9 +111,36 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5,
     check_eps(_OP, eps)
     if _ops.torch.compiler.is_compiling():
         y, mean, rstd = _get_op()(x, weight, bias, float(eps))
+    elif _ops.torch.is_grad_enabled() and any(
+            getattr(v, "requires_grad", False) for v in (x, weight, bias)):
+        y, mean, rstd = _function().apply(x, weight, bias, eps)
     else:
         y, mean, rstd = layer_norm_forward(x, weight, bias, eps)
     return (y, mean, rstd) if return_stats else y
+
+
+def _autograd_function():
+    """The autograd function: the forward kernel, then layernorm_bwd."""
+    class LayerNorm(_ops.torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, weight, bias, eps):
+            y, mean, rstd = layer_norm_forward(x, weight, bias, eps)
+            ctx.mark_non_differentiable(mean, rstd)
+            ctx.save_for_backward(x, weight, mean, rstd)
+            return y, mean, rstd
+
+        @staticmethod
+        def backward(ctx, dy, _dmean, _drstd):
+            x, weight, mean, rstd = ctx.saved_tensors
+            if not dy.is_contiguous():
+                dy = dy.contiguous()
+            dx, dw, db = layer_norm_backward(dy, x, weight, mean, rstd)
+            return dx, dw, db, None
+
+    return LayerNorm
+
+
+_function = _ops.once(_autograd_function)
 
 
 try:

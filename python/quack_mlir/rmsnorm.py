@@ -70,16 +70,45 @@ def rmsnorm(x, weight, eps=1e-6, return_rstd=False):
 
     x: [..., N] on a CUDA device, bf16/f16/f32, last dimension unit-stride
     (a 2-D view with a wider row stride is used as is). weight: [N], same
-    dtype and device, contiguous. Runs on the current CUDA stream.
+    dtype and device, contiguous. Runs on the current CUDA stream. With
+    autograd (x or weight requiring grad), the backward runs rmsnorm_bwd.
     """
     if _ops.torch is None:
         _ops.init_torch()
     check_eps(_OP, eps)
     if _ops.torch.compiler.is_compiling():
         y, rstd = _get_op()(x, weight, float(eps))
+    elif _ops.torch.is_grad_enabled() and (
+            getattr(x, "requires_grad", False) or
+            getattr(weight, "requires_grad", False)):
+        y, rstd = _function().apply(x, weight, eps)
     else:
         y, rstd = rmsnorm_forward(x, weight, eps)
     return (y, rstd) if return_rstd else y
+
+
+def _autograd_function():
+    """The autograd function: the forward kernel, then rmsnorm_bwd."""
+    class RMSNorm(_ops.torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, weight, eps):
+            y, rstd = rmsnorm_forward(x, weight, eps)
+            ctx.mark_non_differentiable(rstd)
+            ctx.save_for_backward(x, weight, rstd)
+            return y, rstd
+
+        @staticmethod
+        def backward(ctx, dy, _drstd):
+            x, weight, rstd = ctx.saved_tensors
+            if not dy.is_contiguous():
+                dy = dy.contiguous()
+            dx, dw = rmsnorm_backward(dy, x, weight, rstd)
+            return dx, dw, None
+
+    return RMSNorm
+
+
+_function = _ops.once(_autograd_function)
 
 
 # Register the op at import (it cannot be registered while torch.compile

@@ -551,3 +551,27 @@ def test_cross_entropy_validation():
                                  torch.zeros(4, dtype=torch.int64))
     with pytest.raises(ValueError, match="must be on a CUDA device"):
         quack_mlir.cross_entropy(x, torch.zeros(4, dtype=torch.int64))
+
+
+def test_backward_validation_on_cpu_tensors():
+    """rmsnorm_backward and layer_norm_backward name the bad argument before
+    touching a device."""
+    torch = pytest.importorskip("torch")
+    import quack_mlir
+    x = torch.randn(8, 64)
+    w = torch.randn(64)
+    r = torch.randn(8)
+    with pytest.raises(ValueError, match="dy must have x's shape"):
+        quack_mlir.rmsnorm_backward(x[:4], x, w, r)
+    with pytest.raises(TypeError, match="dy has dtype"):
+        quack_mlir.rmsnorm_backward(x.half(), x, w, r)
+    with pytest.raises(TypeError, match="rstd must have dtype torch.float32"):
+        quack_mlir.rmsnorm_backward(x, x, w, r.double())
+    with pytest.raises(ValueError, match=r"rstd must have shape \[M\] = \[8\]"):
+        quack_mlir.rmsnorm_backward(x, x, w, r[:3])
+    with pytest.raises(ValueError, match=r"weight must have shape \[N\]"):
+        quack_mlir.layer_norm_backward(x, x, w[:3], r, r)
+    with pytest.raises(TypeError, match="mean must be a torch.Tensor"):
+        quack_mlir.layer_norm_backward(x, x, w, 0.5, r)
+    with pytest.raises(ValueError, match="x must be on a CUDA device"):
+        quack_mlir.layer_norm_backward(x, x, w, r, r)

@@ -310,3 +310,101 @@ TEST(KernelMetadataTest, ClusterSplitNeedsOneRowPerCta) {
 }
 
 } // namespace
+
+namespace {
+/// The example turned into a kernel with a sum over rows: a row-vector
+/// output dw, a workspace, a persistent grid and a finishing entry point.
+std::string persistentExample() {
+  std::string text = exampleMetadata;
+  auto replace = [&](const std::string &from, const std::string &to) {
+    size_t pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    text.replace(pos, from.size(), to);
+  };
+  replace(R"({"name": "rstd", "kind": "per_row", "role": "output", "dtype": "f32"})",
+          R"({"name": "rstd", "kind": "per_row", "role": "output", "dtype": "f32"},
+    {"name": "dw", "kind": "row", "role": "output", "dtype": "bf16"},
+    {"name": "workspace", "kind": "workspace", "role": "scratch", "dtype": "f32"})");
+  replace(R"("grid": {"kind": "rows", "rows_per_cta": 1},)",
+          R"("grid": {"kind": "persistent", "rows_per_cta": 2},
+  "finish": {"symbol": "rmsnorm_fwd_finish", "block": [512, 1, 1],
+             "columns_per_cta": 128, "outputs": ["dw"]},)");
+  return text;
+}
+} // namespace
+
+TEST(KernelMetadataTest, ParsesAPersistentKernel) {
+  KernelMetadata meta;
+  std::string error;
+  ASSERT_EQ(parseKernelMetadata(persistentExample(), meta, error), Status::Ok)
+      << error;
+  EXPECT_TRUE(meta.persistent);
+  EXPECT_EQ(meta.finishSymbol, "rmsnorm_fwd_finish");
+  EXPECT_EQ(meta.finishBlock[0], 512u);
+  EXPECT_EQ(meta.finishColumnsPerCta, 128);
+  ASSERT_EQ(meta.finishOutputs.size(), 1u);
+  EXPECT_EQ(meta.params[meta.finishOutputs[0]].name, "dw");
+  EXPECT_EQ(meta.params[meta.workspaceParam].kind, ParamKind::Workspace);
+
+  // The grid never holds more row groups than the device keeps resident,
+  // and the workspace holds one f32 row of N per row slot and output.
+  unsigned gridX = 0;
+  uint64_t bytes = 0;
+  computePersistentGrid(meta, 1000000, 264, gridX, bytes);
+  EXPECT_EQ(gridX, 264u);
+  EXPECT_EQ(bytes, 264u * 2 * 4096 * 4);
+  computePersistentGrid(meta, 5, 264, gridX, bytes);
+  EXPECT_EQ(gridX, 3u);
+  computePersistentGrid(meta, 0, 264, gridX, bytes);
+  EXPECT_EQ(gridX, 0u);
+  EXPECT_EQ(bytes, 0u);
+}
+
+TEST(KernelMetadataTest, RejectsInconsistentPersistentKernels) {
+  std::string text = persistentExample();
+  auto without = [&](const std::string &from, const std::string &to) {
+    std::string t = text;
+    size_t pos = t.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    t.replace(pos, from.size(), to);
+    return rejection(t);
+  };
+  EXPECT_CONTAINS(without(R"("kind": "persistent")", R"("kind": "rows")"),
+                  "go together");
+  EXPECT_CONTAINS(without(R"("outputs": ["dw"])", R"("outputs": ["y"])"),
+                  "row-vector outputs");
+  EXPECT_CONTAINS(without(R"("role": "scratch")", R"("role": "output")"),
+                  "must be \"scratch\"");
+  EXPECT_CONTAINS(without(R"("kind": "workspace", "role": "scratch", "dtype": "f32")",
+                          R"("kind": "workspace", "role": "scratch", "dtype": "bf16")"),
+                  "must have dtype f32");
+}
+
+TEST(KernelMetadataTest, PersistentLaunchChecks) {
+  KernelMetadata meta;
+  std::string error;
+  ASSERT_EQ(parseKernelMetadata(persistentExample(), meta, error), Status::Ok);
+  // x, x.row_stride, w, eps, y, y.row_stride, rstd, dw, workspace.
+  std::vector<ArgValue> args(meta.getNumArgs());
+  for (ArgValue &a : args)
+    a.u = 0x10000;
+  args[1].i = 4096;
+  args[5].i = 4096;
+  EXPECT_EQ(checkLaunchArguments(meta, 8, args.data(), args.size(), error),
+            Status::Ok)
+      << error;
+  args[8].u = 0x10008;
+  EXPECT_EQ(checkLaunchArguments(meta, 8, args.data(), args.size(), error),
+            Status::Misaligned);
+  EXPECT_CONTAINS(error, "workspace");
+  // With no rows the sums are still written (zeros): dw may not be null,
+  // the workspace may.
+  args[8].u = 0;
+  args[7].u = 0;
+  EXPECT_EQ(checkLaunchArguments(meta, 0, args.data(), args.size(), error),
+            Status::InvalidArgument);
+  EXPECT_CONTAINS(error, "\"dw\" is a null pointer");
+  args[7].u = 0x10000;
+  EXPECT_EQ(checkLaunchArguments(meta, 0, args.data(), args.size(), error),
+            Status::Ok);
+}
