@@ -36,6 +36,10 @@ export PYTHONUNBUFFERED=1
 # rows each.
 SELECT="(catalogue and (-7- or 1000-f32)) or ((test_rmsnorm or test_softmax or test_layer_norm) and 1000-3)"
 SELECT="$SELECT or (cluster and (bf16-N16390-M3 or bf16-N262144-M3 or f32-N131072-M3))"
+# Sums over rows (the persistent grid): one CTA per row group, and a cluster
+# of 2 with more rows than resident clusters, so that the loop reuses the
+# exchange slots and mbarriers.
+SELECT="$SELECT or (backward and (f32-7-4099 or bf16-16384-4099))"
 
 status=0
 for tool in memcheck racecheck synccheck initcheck; do
