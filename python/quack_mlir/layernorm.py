@@ -83,6 +83,27 @@ def _get_op():
                 x.new_empty((m,), dtype=torch.float32),
                 x.new_empty((m,), dtype=torch.float32))
 
+    @torch.library.custom_op("quack_mlir::layernorm_bwd", mutates_args=())
+    def layernorm_bwd(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor,
+                      mean: torch.Tensor, rstd: torch.Tensor
+                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return layer_norm_backward(dy.contiguous(), x, weight, mean, rstd)
+
+    @layernorm_bwd.register_fake
+    def _(dy, x, weight, mean, rstd):
+        return (torch.empty_like(x, memory_format=torch.contiguous_format),
+                torch.empty_like(weight), torch.empty_like(weight))
+
+    def setup_context(ctx, inputs, output):
+        x, weight, _bias, _eps = inputs
+        ctx.save_for_backward(x, weight, output[1], output[2])
+
+    def backward(ctx, dy, _dmean, _drstd):
+        x, weight, mean, rstd = ctx.saved_tensors
+        dx, dw, db = layernorm_bwd(dy, x, weight, mean, rstd)
+        return dx, dw, db, None
+
+    layernorm_fwd.register_autograd(backward, setup_context=setup_context)
     _op = layernorm_fwd
     return _op
 

@@ -56,6 +56,28 @@ def _get_op():
         return (torch.empty_like(x, memory_format=torch.contiguous_format),
                 x.new_empty((x.shape[:-1].numel(),), dtype=torch.float32))
 
+    # The backward as an op of its own, so that torch.compile captures the
+    # whole training step.
+    @torch.library.custom_op("quack_mlir::rmsnorm_bwd", mutates_args=())
+    def rmsnorm_bwd(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor,
+                    rstd: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return rmsnorm_backward(dy.contiguous(), x, weight, rstd)
+
+    @rmsnorm_bwd.register_fake
+    def _(dy, x, weight, rstd):
+        return (torch.empty_like(x, memory_format=torch.contiguous_format),
+                torch.empty_like(weight))
+
+    def setup_context(ctx, inputs, output):
+        x, weight, _eps = inputs
+        ctx.save_for_backward(x, weight, output[1])
+
+    def backward(ctx, dy, _drstd):
+        x, weight, rstd = ctx.saved_tensors
+        dx, dw = rmsnorm_bwd(dy, x, weight, rstd)
+        return dx, dw, None
+
+    rmsnorm_fwd.register_autograd(backward, setup_context=setup_context)
     _op = rmsnorm_fwd
     return _op
 
