@@ -88,20 +88,48 @@ def rows(op, x):
     return m, n, sm, dt, contiguous
 
 
-def vector(op, name, v, x, n):
-    """Checks a per-column operand v: [N], x's dtype, unit stride."""
+def _one_dim(op, name, v, length, dim):
+    """Checks that v is a tensor of shape [length] with unit stride; `dim`
+    names the length (N or M) in the message."""
     if not isinstance(v, Tensor):
         raise TypeError(f"{op}: {name} must be a torch.Tensor, got "
                         f"{type(v).__name__}")
+    if v.dim() != 1 or v.shape[0] != length:
+        raise ValueError(f"{op}: {name} must have shape [{dim}] = "
+                         f"[{length}], got {list(v.shape)}")
+    if length > 1 and v.stride()[0] != 1:
+        raise ValueError(f"{op}: {name} must be contiguous, it has stride "
+                         f"{v.stride()[0]}")
+
+
+def vector(op, name, v, x, n):
+    """Checks a per-column operand v: [N], x's dtype, unit stride."""
+    if isinstance(v, Tensor) and v.dtype != x.dtype:
+        raise TypeError(f"{op}: {name} has dtype {v.dtype} but x has "
+                        f"{x.dtype}; they must match")
+    _one_dim(op, name, v, n, "N")
+
+
+def per_row(op, name, v, m):
+    """Checks a per-row f32 operand v: [M], unit stride (a forward pass's
+    saved statistics)."""
+    if isinstance(v, Tensor) and v.dtype != _f32:
+        raise TypeError(f"{op}: {name} must have dtype torch.float32, got "
+                        f"{v.dtype}")
+    _one_dim(op, name, v, m, "M")
+
+
+def rows_like(op, name, v, x, m, n):
+    """Checks v against x (as rows() returned M and N): same dtype and
+    shape. Returns v's row stride in elements."""
+    vm, vn, stride, _, _ = rows(op, v)
     if v.dtype != x.dtype:
         raise TypeError(f"{op}: {name} has dtype {v.dtype} but x has "
                         f"{x.dtype}; they must match")
-    if v.dim() != 1 or v.shape[0] != n:
-        raise ValueError(f"{op}: {name} must have shape [N] = [{n}], got "
-                         f"{list(v.shape)}")
-    if n > 1 and v.stride()[0] != 1:
-        raise ValueError(f"{op}: {name} must be contiguous, it has stride "
-                         f"{v.stride()[0]}")
+    if (vm, vn) != (m, n) or v.shape != x.shape:
+        raise ValueError(f"{op}: {name} must have x's shape "
+                         f"{tuple(x.shape)}, got {tuple(v.shape)}")
+    return stride
 
 
 def device(op, x, *named):

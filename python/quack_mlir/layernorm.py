@@ -185,15 +185,14 @@ def layer_norm_backward(dy, x, weight, mean, rstd):
     and rstd: the forward's per-row f32 statistics, shape [M]. dweight and
     dbias sum over all rows in f32 and are rounded once to weight's dtype.
     """
-    from .rmsnorm import like_rows, per_row
     op = "layer_norm_backward"
     if _ops.torch is None:
         _ops.init_torch()
     m, n, stride, dt, contiguous = _ops.rows(op, x)
-    dy_stride = like_rows(op, "dy", dy, x, m, n)
+    dy_stride = _ops.rows_like(op, "dy", dy, x, m, n)
     _ops.vector(op, "weight", weight, x, n)
-    per_row(op, "mean", mean, m)
-    per_row(op, "rstd", rstd, m)
+    _ops.per_row(op, "mean", mean, m)
+    _ops.per_row(op, "rstd", rstd, m)
     dev = _ops.device(op, x, ("dy", dy), ("weight", weight), ("mean", mean),
                       ("rstd", rstd))
     dx = _ops.empty_rows_like(x, contiguous)

@@ -149,35 +149,6 @@ _bwd_kernel = Launcher("rmsnorm_bwd", ("T", "TW", "N"),
                        fixed={"RESIDUAL": "false", "OFFSET": "false"})
 
 
-def per_row(op, name, v, m):
-    """Checks a per-row f32 operand v: [M], contiguous."""
-    if not isinstance(v, _ops.Tensor):
-        raise TypeError(f"{op}: {name} must be a torch.Tensor, got "
-                        f"{type(v).__name__}")
-    if v.dtype != _ops.torch.float32:
-        raise TypeError(f"{op}: {name} must have dtype torch.float32, got "
-                        f"{v.dtype}")
-    if v.dim() != 1 or v.shape[0] != m:
-        raise ValueError(f"{op}: {name} must have shape [M] = [{m}], got "
-                         f"{list(v.shape)}")
-    if m > 1 and v.stride()[0] != 1:
-        raise ValueError(f"{op}: {name} must be contiguous, it has stride "
-                         f"{v.stride()[0]}")
-
-
-def like_rows(op, name, v, x, m, n):
-    """Checks v against x: same dtype and [M, N] rows; returns v's row
-    stride."""
-    vm, vn, stride, _, _ = _ops.rows(op, v)
-    if v.dtype != x.dtype:
-        raise TypeError(f"{op}: {name} has dtype {v.dtype} but x has "
-                        f"{x.dtype}; they must match")
-    if (vm, vn) != (m, n) or v.shape != x.shape:
-        raise ValueError(f"{op}: {name} must have x's shape "
-                         f"{tuple(x.shape)}, got {tuple(v.shape)}")
-    return stride
-
-
 def rmsnorm_backward(dy, x, weight, rstd):
     """Gradients of rmsnorm: returns (dx, dweight).
 
@@ -189,9 +160,9 @@ def rmsnorm_backward(dy, x, weight, rstd):
     if _ops.torch is None:
         _ops.init_torch()
     m, n, stride, dt, contiguous = _ops.rows(op, x)
-    dy_stride = like_rows(op, "dy", dy, x, m, n)
+    dy_stride = _ops.rows_like(op, "dy", dy, x, m, n)
     _ops.vector(op, "weight", weight, x, n)
-    per_row(op, "rstd", rstd, m)
+    _ops.per_row(op, "rstd", rstd, m)
     dev = _ops.device(op, x, ("dy", dy), ("weight", weight), ("rstd", rstd))
     dx = _ops.empty_rows_like(x, contiguous)
     dw = _ops.torch.empty_like(weight)

@@ -378,6 +378,19 @@ TEST(KernelMetadataTest, RejectsInconsistentPersistentKernels) {
   EXPECT_CONTAINS(without(R"("kind": "workspace", "role": "scratch", "dtype": "f32")",
                           R"("kind": "workspace", "role": "scratch", "dtype": "bf16")"),
                   "must have dtype f32");
+  EXPECT_CONTAINS(
+      without(R"({"name": "workspace", "kind": "workspace", "role": "scratch", "dtype": "f32"})",
+              R"({"name": "workspace", "kind": "workspace", "role": "scratch", "dtype": "f32"},
+    {"name": "ws2", "kind": "workspace", "role": "scratch", "dtype": "f32"})"),
+      "more than one workspace parameter");
+  EXPECT_CONTAINS(without(R"("outputs": ["dw"])", R"("outputs": [])"),
+                  "non-empty \"outputs\" array");
+  EXPECT_CONTAINS(without(R"("block": [512, 1, 1])", R"("block": [0, 1, 1])"),
+                  "\"finish.block\" entries must be integers in [1, 1024]");
+  EXPECT_CONTAINS(without(R"("block": [512, 1, 1])", R"("block": [512, 4, 1])"),
+                  "\"finish.block\" has more than 1024 threads");
+  EXPECT_CONTAINS(without(R"("finish": {)", R"("unfinished": {)"),
+                  "go together");
 }
 
 TEST(KernelMetadataTest, PersistentLaunchChecks) {

@@ -142,6 +142,10 @@ private:
   /// barrier; the matching wait comes before the first remote store, so it
   /// hides behind the row's loads.
   void initClusterBarriers();
+  /// Thread 0 arms every round's mbarrier for its next phase (initialising
+  /// it first when asked): the phase completes once the cluster's
+  /// clusterSize partials (4 bytes each) have landed.
+  void armClusterBarriers(bool initialise);
   /// Emits the cluster wait that matches initClusterBarriers' arrive, once.
   void waitForClusterInit();
   LogicalResult lowerElementwise(Operation *op);
@@ -230,6 +234,8 @@ private:
   SmallVector<Value> partials;
   /// Parity of the cluster mbarriers' phase in this iteration (i32).
   Value clusterParity;
+  /// Row groups the grid holds at once (nctaid.x / clusterSize, i64).
+  Value gridRowGroups;
   Value workspace;
 
   DenseMap<Value, SmallVector<Value>> fragments;
@@ -432,15 +438,17 @@ void RowKernelLowering::beginRowLoop() {
       rowsPerCta);
   Value ctas = arith::ExtUIOp::create(b, loc, b.getI64Type(),
                                       NVVM::GridDimXOp::create(b, loc, i32));
-  Value step = ctas;
+  gridRowGroups = ctas;
   if (config.clusterSize > 1)
-    step = arith::DivUIOp::create(b, loc, ctas, constI64(config.clusterSize));
+    gridRowGroups =
+        arith::DivUIOp::create(b, loc, ctas, constI64(config.clusterSize));
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(fragmentType(b.getF32Type()), 0.0f));
   SmallVector<Value> inits(rowSums.size() * config.vectorsPerThread, zero);
   if (config.clusterSize > 1)
     inits.push_back(constI32(0));
-  rowLoop = scf::ForOp::create(b, loc, firstRowGroup, groups, step, inits);
+  rowLoop = scf::ForOp::create(b, loc, firstRowGroup, groups, gridRowGroups,
+                               inits);
   b.setInsertionPointToStart(rowLoop.getBody());
   setRowGroup(rowLoop.getInductionVar());
   auto iterArgs = rowLoop.getRegionIterArgs();
@@ -458,24 +466,7 @@ void RowKernelLowering::endRowLoop() {
     // Re-arm each round's mbarrier for the next phase, then a cluster
     // barrier, so that no peer sends the next row's partial before every
     // CTA has read this row's and armed its barrier.
-    Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(),
-                                              NVVMTargetInfo::kShared);
-    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          tid, constI32(0));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirst,
-                                  /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
-      NVVMTargetInfo arm(b, loc);
-      for (int64_t r = 0; r < reductionRounds; ++r)
-        arm.mbarrierArriveExpectTx(
-            LLVM::GEPOp::create(
-                b, loc, smemPtr, b.getI8Type(), smem,
-                ValueRange{constI32(clusterBarrierOffset + 8 * r)}),
-            4 * config.clusterSize);
-    }
+    armClusterBarriers(/*initialise=*/false);
     target.clusterArrive();
     target.clusterWait();
   } else if (sharedBytes > 0) {
@@ -489,14 +480,8 @@ void RowKernelLowering::endRowLoop() {
 
   // Partial sums of row slot p = group * rowsPerCta + rowInCta, where the
   // grid holds `groups` row groups at a time: workspace[sum][p][column].
-  Type i32 = b.getI32Type();
   Type f32 = b.getF32Type();
-  Value ctas = arith::ExtUIOp::create(b, loc, b.getI64Type(),
-                                      NVVM::GridDimXOp::create(b, loc, i32));
-  Value groups = ctas;
-  if (config.clusterSize > 1)
-    groups = arith::DivUIOp::create(b, loc, ctas, constI64(config.clusterSize));
-  Value slots = arith::MulIOp::create(b, loc, groups,
+  Value slots = arith::MulIOp::create(b, loc, gridRowGroups,
                                       constI64(config.rowsPerCta));
   Value slot = arith::AddIOp::create(
       b, loc,
@@ -679,30 +664,34 @@ LogicalResult RowKernelLowering::lowerSumRows(SumRowsOp op) {
   return success();
 }
 
-void RowKernelLowering::initClusterBarriers() {
-  NVVMTargetInfo target(b, loc);
+void RowKernelLowering::armClusterBarriers(bool initialise) {
   Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(),
                                             NVVMTargetInfo::kShared);
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         constI32(0));
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirst,
                                 /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
-    // Each round's phase 0 completes when every CTA of the cluster (this
-    // one included) has stored its 4-byte partial: clusterSize * 4 bytes.
-    for (int64_t r = 0; r < reductionRounds; ++r) {
-      Value bar = LLVM::GEPOp::create(
-          b, loc, smemPtr, b.getI8Type(), smem,
-          ValueRange{constI32(clusterBarrierOffset + 8 * r)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  NVVMTargetInfo target(b, loc);
+  Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
+  for (int64_t r = 0; r < reductionRounds; ++r) {
+    Value bar = LLVM::GEPOp::create(
+        b, loc, smemPtr, b.getI8Type(), smem,
+        ValueRange{constI32(clusterBarrierOffset + 8 * r)});
+    if (initialise)
       target.mbarrierInit(bar, 1);
-      target.mbarrierArriveExpectTx(bar, 4 * config.clusterSize);
-    }
-    target.fenceMbarrierInit();
+    target.mbarrierArriveExpectTx(bar, 4 * config.clusterSize);
   }
-  target.clusterArriveRelaxed();
+  if (initialise)
+    target.fenceMbarrierInit();
+}
+
+void RowKernelLowering::initClusterBarriers() {
+  // Each round's phase 0 completes when every CTA of the cluster (this one
+  // included) has stored its 4-byte partial: clusterSize * 4 bytes.
+  armClusterBarriers(/*initialise=*/true);
+  NVVMTargetInfo(b, loc).clusterArriveRelaxed();
   clusterWaitPending = true;
 }
 

@@ -48,3 +48,37 @@ quack.kernel @dw(%x: memref<?x1024xbf16, strided<[?, 1]>>,
   quack.sum_rows %g, %dw : vector<1024xf32>, memref<1024xbf16>
   quack.return
 }
+
+// On the cluster path (bf16, N = 16384: 2 CTAs) the loop carries the parity
+// of the exchange's mbarrier phase. Each iteration waits on that parity,
+// re-arms the mbarriers (without initialising them again) and ends with a
+// cluster barrier, so that no peer sends the next row's partial early. The
+// CTA, alone on its SM, may use 128 registers.
+// CHECK-LABEL: gpu.module @dw_cluster
+// CHECK: gpu.func @dw_cluster
+// CHECK-SAME: nvvm.maxnreg = 128 : i32
+// CHECK: nvvm.mbarrier.init
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: nvvm.cluster.arrive.relaxed
+// CHECK: nvvm.cluster.wait
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[PARITY:.*]] = %c0_i32{{.*}}) -> ({{.*}}, i32)
+// CHECK: st.async
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PARITY]]
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK: %[[NEXT:.*]] = arith.xori %[[PARITY]], %c1_i32
+// CHECK: scf.yield {{.*}}, %[[NEXT]] : {{.*}}, i32
+// CHECK: gpu.func @dw_cluster_finish
+quack.kernel @dw_cluster(%x: memref<?x16384xbf16, strided<[?, 1]>>,
+                         %dw: memref<16384xbf16> {quack.role = "output", quack.name = "dw"}) {
+  %row = quack.load %x : memref<?x16384xbf16, strided<[?, 1]>> -> vector<16384xbf16>
+  %f = arith.extf %row : vector<16384xbf16> to vector<16384xf32>
+  %s = quack.reduce <add> %f : vector<16384xf32> -> f32
+  %b = vector.broadcast %s : f32 to vector<16384xf32>
+  %g = arith.mulf %f, %b : vector<16384xf32>
+  quack.sum_rows %g, %dw : vector<16384xf32>, memref<16384xbf16>
+  quack.return
+}

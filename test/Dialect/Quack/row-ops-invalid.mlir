@@ -70,3 +70,14 @@ quack.kernel @sum_rows_f16(%x: memref<?x8xf16>, %w: memref<8xf32> {quack.role = 
   quack.sum_rows %v, %w : vector<8xf16>, memref<8xf32>
   quack.return
 }
+
+// -----
+
+memref.global "private" @g : memref<8xf32> = uninitialized
+quack.kernel @sum_rows_not_an_argument(%x: memref<?x8xf32>) {
+  %v = quack.load %x : memref<?x8xf32> -> vector<8xf32>
+  %m = memref.get_global @g : memref<8xf32>
+  // expected-error @+1 {{destination must be an argument of the enclosing quack.kernel}}
+  quack.sum_rows %v, %m : vector<8xf32>, memref<8xf32>
+  quack.return
+}

@@ -41,3 +41,27 @@ quack.kernel @bf16_262144(%x: memref<?x262144xbf16, strided<[?, 1]>>) {
 quack.kernel @bf16_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>) {
   quack.return
 }
+
+// -----
+
+// A sum over rows keeps an f32 partial sum per element beside the row, so a
+// CTA takes half as much: bf16, N = 16384 (one CTA without the sum) splits
+// over a cluster of 2 CTAs of 8192 elements.
+// CHECK-LABEL: quack.kernel @sum_rows_16384
+// CHECK-SAME: cluster_size = 2 : i64, min_ctas_per_sm = 0 : i64, rows_per_cta = 1 : i64, threads_per_row = 512 : i64
+quack.kernel @sum_rows_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>,
+                             %dw: memref<16384xbf16> {quack.role = "output"}) {
+  %v = quack.load %x : memref<?x16384xbf16, strided<[?, 1]>> -> vector<16384xbf16>
+  %f = arith.extf %v : vector<16384xbf16> to vector<16384xf32>
+  quack.sum_rows %f, %dw : vector<16384xf32>, memref<16384xbf16>
+  quack.return
+}
+
+// -----
+
+// Without the sum, the same row stays in one CTA.
+// CHECK-LABEL: quack.kernel @no_sum_16384
+// CHECK-SAME: cluster_size = 1 : i64
+quack.kernel @no_sum_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>) {
+  quack.return
+}
