@@ -35,11 +35,15 @@ cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .qk or .mlir>"),
                                cl::cat(category));
 cl::opt<std::string> outputFile("o", cl::desc("output file"),
                                 cl::value_desc("file"), cl::cat(category));
-std::string stageHelp() {
-  std::string help = "stop after this stage:";
-  for (StringRef s : quack::stageNames())
-    help += " " + s.str();
-  return help + " (default: cubin, with a .json metadata file beside it)";
+// cl::desc keeps a StringRef, so the text must outlive the option.
+const std::string &stageHelp() {
+  static const std::string help = [] {
+    std::string text = "stop after this stage:";
+    for (StringRef s : quack::stageNames())
+      text += " " + s.str();
+    return text + " (default: cubin, with a .json metadata file beside it)";
+  }();
+  return help;
 }
 cl::opt<std::string> emit("emit", cl::desc(stageHelp()),
                           cl::value_desc("stage"), cl::init("cubin"),
@@ -54,7 +58,9 @@ cl::opt<std::string> kernelName("kernel", cl::desc("compile only this kernel"),
                                 cl::cat(category));
 cl::opt<std::string> configFlag(
     "config",
-    cl::desc("force config knobs: threads=<n>,rows=<n>,vector=<n>,align=<n>,cluster=<n>"),
+    cl::desc("force config knobs: threads=<n>,rows=<n>,vector=<n>,align=<n>,"
+             "cluster=<n>,ctas=<n>; tuned=0 ignores the table of measured "
+             "configs"),
     cl::value_desc("k=v,..."), cl::cat(category));
 cl::opt<bool> printConfig("print-config",
                           cl::desc("print each kernel's config and why"),
