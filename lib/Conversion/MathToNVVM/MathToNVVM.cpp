@@ -35,9 +35,11 @@ Value expandScalar(OpBuilder &b, Location loc, Operation *op, Value x) {
   constexpr double kLn2 = 0.6931471805599453;
   if (isa<math::SqrtOp>(op))
     return intrinsic(b, loc, "llvm.nvvm.sqrt.rn.f", x);
+  // rsqrt.approx (not ftz): relative error under 2^-22, no slow path. The
+  // IEEE 1 / sqrt.rn(x) costs two subroutine calls for out-of-range
+  // operands, whose saved registers ptxas reports as spills.
   if (isa<math::RsqrtOp>(op))
-    return arith::DivFOp::create(b, loc, constant(b, loc, 1.0),
-                                 intrinsic(b, loc, "llvm.nvvm.sqrt.rn.f", x));
+    return intrinsic(b, loc, "llvm.nvvm.rsqrt.approx.f", x);
   if (isa<math::Exp2Op>(op))
     return intrinsic(b, loc, "llvm.nvvm.ex2.approx.f32", x);
   if (isa<math::ExpOp>(op))

@@ -128,15 +128,43 @@ private:
   /// Builds `<kernel>_finish`: sums the workspace's partials column by
   /// column in a fixed order and writes each row-vector output.
   void buildFinishKernel();
-  /// Reduces a row's fragments across the thread, its warp, its CTA and its
-  /// cluster.
+  /// One term of an exchange between threads: a value combined with its
+  /// kind, or the online pair (max, sum of exp(x - max)) of a logsumexp,
+  /// which takes two values and one exchange instead of two dependent ones.
+  struct Term {
+    CombiningKind kind = CombiningKind::Add;
+    bool online = false;
+    int64_t width() const { return online ? 2 : 1; }
+  };
+  /// Reduces a row's fragments within the thread (vectors past the row's end
+  /// give the identity), then exchanges the partial.
   FailureOr<Value> reduceFragments(Operation *op, CombiningKind kind,
                                    ArrayRef<Value> frags, Type elt);
-  /// Combines the CTAs' partials of a row split over a cluster: every CTA
-  /// pushes its partial into every peer's slot `rank` with st.async, which
-  /// completes on the peer's mbarrier for this round, then combines the
-  /// slots in rank order (the same order in every CTA).
-  Value reduceAcrossCluster(CombiningKind kind, Value partial, Type elt);
+  /// This thread's reduction of its fragments (null when `frags` is empty).
+  Value reduceInThread(CombiningKind kind, ArrayRef<Value> frags, Value ident);
+  /// Combines the values of `terms` across groups of `lanes` consecutive
+  /// lanes of a warp (a power of two up to 32) with shuffles: the plain
+  /// values and online maxima first, then each online sum rescaled to its
+  /// group's maximum.
+  SmallVector<Value> butterfly(ArrayRef<Term> terms, SmallVector<Value> acc,
+                               int64_t lanes);
+  /// This thread's lane modulo `groups` (a power of two up to 32, i32): the
+  /// slot a lane reads when a warp combines `groups` partials.
+  Value laneSlot(int64_t groups);
+  /// The shift of an online term with maximum `max`: max, or 0 where the
+  /// max is -inf (an empty or all -inf row), so that sums stay 0, not NaN.
+  Value onlineShift(Value max);
+  /// Combines every thread's partials of `terms` (32-bit values, an online
+  /// term's two in order) across the row's lanes of a warp, its CTA's warps
+  /// and its cluster's CTAs in one round: every thread of the row ends with
+  /// the same bits.
+  SmallVector<Value> exchange(ArrayRef<Term> terms, SmallVector<Value> acc);
+  /// The cluster step of exchange(): every CTA pushes its partials into
+  /// every peer's slots of its rank with st.async, which completes on the
+  /// peer's mbarrier for this round, then combines the slots in rank order
+  /// (the same order in every CTA).
+  SmallVector<Value> reduceAcrossCluster(ArrayRef<Term> terms,
+                                         ArrayRef<Value> partial);
   /// Initialises one mbarrier per cluster round, each expecting the bytes
   /// that the cluster's CTAs will send it, and arrives on the cluster
   /// barrier; the matching wait comes before the first remote store, so it
@@ -144,7 +172,7 @@ private:
   void initClusterBarriers();
   /// Thread 0 arms every round's mbarrier for its next phase (initialising
   /// it first when asked): the phase completes once the cluster's
-  /// clusterSize partials (4 bytes each) have landed.
+  /// clusterSize partials (4 bytes per value of the round) have landed.
   void armClusterBarriers(bool initialise);
   /// Emits the cluster wait that matches initClusterBarriers' arrive, once.
   void waitForClusterInit();
@@ -210,13 +238,17 @@ private:
   LLVM::GlobalOp sharedGlobal;
   int64_t sharedBytes = 0;
   int64_t sharedCursor = 0;
-  /// Reductions over the row (a logsumexp counts two); each gets its own
-  /// shared-memory slots and, in a cluster, its own mbarrier.
+  /// Exchanges between threads, one per reduction over the row (a
+  /// logsumexp's online pair is one), in program order; each gets its own
+  /// shared-memory slots and, in a cluster, its own mbarrier. The values
+  /// each round exchanges.
+  SmallVector<int64_t> roundWidths;
   int64_t reductionRounds = 0;
   /// Cluster exchange: byte offsets of the mbarriers (8 bytes each) and of
-  /// the partial slots (clusterSize x 4 bytes per round).
+  /// the partial slots (clusterSize x 4 bytes per value per round).
   int64_t clusterBarrierOffset = 0;
   int64_t clusterSlotOffset = 0;
+  int64_t clusterSlotCursor = 0;
   int64_t clusterRound = 0;
   bool clusterWaitPending = false;
   /// This CTA's rank in its cluster (i32), when rows span a cluster.
@@ -308,6 +340,13 @@ void RowKernelLowering::buildSignature() {
     func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                   b.getI32IntegerAttr(static_cast<int32_t>(
                       std::min<int64_t>(255, 65536 / threads))));
+  // Without any register directive ptxas may trade a spill for one more
+  // 512-thread CTA per SM (layernorm_fwd f32 at N = 131072: 40 registers
+  // and a 4-byte spill, against 44 and none): .minnctapersm 1 asks only for
+  // what the kernel needs.
+  else if (config.clusterSize > 1 && config.minCtasPerSm == 0)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(1));
   func->setAttr("quack.abi", b.getArrayAttr(abi));
   func->setAttr(kConfigAttrName, config.toAttr(kernel.getContext()));
   func->setAttr("quack.row_length", b.getI64IntegerAttr(rowLength));
@@ -681,7 +720,7 @@ void RowKernelLowering::armClusterBarriers(bool initialise) {
         ValueRange{constI32(clusterBarrierOffset + 8 * r)});
     if (initialise)
       target.mbarrierInit(bar, 1);
-    target.mbarrierArriveExpectTx(bar, 4 * config.clusterSize);
+    target.mbarrierArriveExpectTx(bar, 4 * roundWidths[r] * config.clusterSize);
   }
   if (initialise)
     target.fenceMbarrierInit();
@@ -689,7 +728,7 @@ void RowKernelLowering::armClusterBarriers(bool initialise) {
 
 void RowKernelLowering::initClusterBarriers() {
   // Each round's phase 0 completes when every CTA of the cluster (this one
-  // included) has stored its 4-byte partial: clusterSize * 4 bytes.
+  // included) has stored its partials: clusterSize * 4 bytes per value.
   armClusterBarriers(/*initialise=*/true);
   NVVMTargetInfo(b, loc).clusterArriveRelaxed();
   clusterWaitPending = true;
@@ -707,23 +746,30 @@ LogicalResult RowKernelLowering::allocateSharedMemory() {
   // reduction ever overwrites a slot another thread may still read; in a
   // cluster, one mbarrier and one slot per CTA of the cluster per reduction.
   int64_t warpsPerRow = config.threadsPerRow / kWarpSize;
-  int64_t slots = 0;
-  kernel.walk([&](ReduceOp) { ++slots; });
-  kernel.walk([&](LogSumExpOp) { slots += 2; });
-  reductionRounds = slots;
-  if (slots == 0)
+  kernel.walk([&](Operation *op) {
+    if (isa<ReduceOp>(op))
+      roundWidths.push_back(1);
+    else if (isa<LogSumExpOp>(op))
+      roundWidths.push_back(2);
+  });
+  reductionRounds = roundWidths.size();
+  int64_t values = 0;
+  for (int64_t width : roundWidths)
+    values += width;
+  if (values == 0)
     return success();
   if (config.clusterSize > 1) {
     clusterBarrierOffset = 0;
-    sharedCursor = 8 * slots;
+    sharedCursor = 8 * reductionRounds;
   }
   if (warpsPerRow > 1)
-    sharedBytes = sharedCursor + slots * config.rowsPerCta * warpsPerRow * 4;
+    sharedBytes = sharedCursor + values * config.rowsPerCta * warpsPerRow * 4;
   else
     sharedBytes = sharedCursor;
   if (config.clusterSize > 1) {
     clusterSlotOffset = sharedBytes;
-    sharedBytes += slots * config.clusterSize * 4;
+    clusterSlotCursor = clusterSlotOffset;
+    sharedBytes += values * config.clusterSize * 4;
   }
   if (sharedBytes == 0)
     return success();
@@ -942,7 +988,16 @@ FailureOr<Value> RowKernelLowering::reduceFragments(Operation *op,
   if (!elt.isF32() && !elt.isInteger(32))
     return op->emitOpError("reduces ")
            << elt << "; the lowering supports f32 and i32 reductions";
-  bool isFloat = isa<FloatType>(elt);
+  FailureOr<Value> ident = identity(kind, elt);
+  if (failed(ident))
+    return failure();
+  Value acc = reduceInThread(kind, frags, *ident);
+  return exchange(Term{kind}, {acc}).front();
+}
+
+Value RowKernelLowering::reduceInThread(CombiningKind kind,
+                                        ArrayRef<Value> frags, Value ident) {
+  bool isFloat = isa<FloatType>(ident.getType());
   vector::CombiningKind vectorKind;
   switch (kind) {
   case CombiningKind::Add:
@@ -957,69 +1012,134 @@ FailureOr<Value> RowKernelLowering::reduceFragments(Operation *op,
         isFloat ? vector::CombiningKind::MINIMUMF : vector::CombiningKind::MINSI;
     break;
   }
-  FailureOr<Value> ident = identity(kind, elt);
-  if (failed(ident))
-    return failure();
-
-  // 1. Within the thread: each fragment, then the fragments in order.
+  // Each fragment, then the fragments in order.
   Value acc;
-  for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
-    Value part = vector::ReductionOp::create(b, loc, vectorKind, frags[k]);
+  for (auto [k, frag] : llvm::enumerate(frags)) {
+    Value part = vector::ReductionOp::create(b, loc, vectorKind, frag);
     if (Value inBounds = vectorInBounds(k))
-      part = arith::SelectOp::create(b, loc, inBounds, part, *ident);
+      part = arith::SelectOp::create(b, loc, inBounds, part, ident);
     acc = acc ? combine(kind, acc, part) : part;
   }
+  return acc;
+}
 
-  // 2. Across the row's lanes of a warp: a butterfly, after which every lane
-  // holds the same bits (each step combines the same two values).
+Value RowKernelLowering::onlineShift(Value max) {
+  Type f32 = b.getF32Type();
+  Value negInf = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(f32, -std::numeric_limits<double>::infinity()));
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, 0.0));
+  Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
+                                      negInf);
+  return arith::SelectOp::create(b, loc, empty, zero, max);
+}
+
+SmallVector<Value> RowKernelLowering::butterfly(ArrayRef<Term> terms,
+                                                SmallVector<Value> acc,
+                                                int64_t lanes) {
   NVVMTargetInfo target(b, loc);
-  int64_t lanes = std::min<int64_t>(config.threadsPerRow, kWarpSize);
-  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2)
-    acc = combine(kind, acc, target.shuffleXor(acc, offset));
+  auto steps = [&](SmallVector<Value> &values, ArrayRef<CombiningKind> kinds) {
+    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2)
+      for (auto [v, kind] : llvm::zip(values, kinds))
+        v = combine(kind, v, target.shuffleXor(v, offset));
+  };
+  // First every plain value and every online maximum...
+  SmallVector<Value> first;
+  SmallVector<CombiningKind> kinds;
+  for (size_t i = 0, t = 0; t < terms.size(); i += terms[t++].width()) {
+    first.push_back(acc[i]);
+    kinds.push_back(terms[t].online ? CombiningKind::Max : terms[t].kind);
+  }
+  SmallVector<Value> ownMax(first);
+  steps(first, kinds);
+  // ...then each online sum, rescaled from the lane's own maximum m to the
+  // group's M: s * e^(m - M), with M taken as 0 where it is -inf (then every
+  // m is -inf and every s is 0), so that no -inf - -inf makes a NaN.
+  SmallVector<Value> sums;
+  for (size_t i = 0, t = 0; t < terms.size(); i += terms[t++].width()) {
+    if (!terms[t].online)
+      continue;
+    Value shift = onlineShift(first[t]);
+    Value scale = math::ExpOp::create(
+        b, loc, arith::SubFOp::create(b, loc, ownMax[t], shift));
+    sums.push_back(arith::MulFOp::create(b, loc, acc[i + 1], scale));
+  }
+  steps(sums, SmallVector<CombiningKind>(sums.size(), CombiningKind::Add));
+  SmallVector<Value> out;
+  for (size_t t = 0, j = 0; t < terms.size(); ++t) {
+    out.push_back(first[t]);
+    if (terms[t].online)
+      out.push_back(sums[j++]);
+  }
+  return out;
+}
 
-  // 3. Across the row's warps: lane 0 of each warp writes its partial to
-  // shared memory, a barrier, then every thread combines the partials in
-  // warp order.
+Value RowKernelLowering::laneSlot(int64_t groups) {
+  Value lane = arith::AndIOp::create(b, loc, tid, constI32(kWarpSize - 1));
+  return arith::AndIOp::create(b, loc, lane, constI32(groups - 1));
+}
+
+SmallVector<Value> RowKernelLowering::exchange(ArrayRef<Term> terms,
+                                               SmallVector<Value> acc) {
+  int64_t width = acc.size();
+  // 1. Across the row's lanes of a warp: a butterfly, after which every lane
+  // holds the same bits (each step combines the same two values, and each
+  // combination is symmetric in its operands).
+  acc = butterfly(terms, acc, std::min<int64_t>(config.threadsPerRow,
+                                                kWarpSize));
+
+  // 2. Across the row's warps: lane 0 of each warp writes its values to
+  // shared memory, a barrier, then lane j of every warp reads warp
+  // j mod W's values and a butterfly over W lanes combines them, so every
+  // thread ends with the same bits at the cost of one load and log2(W)
+  // shuffles per value (and one exp per online term).
   int64_t warpsPerRow = config.threadsPerRow / kWarpSize;
   if (warpsPerRow > 1) {
-    int64_t slotBytes = config.rowsPerCta * warpsPerRow * 4;
+    int64_t slotBytes = config.rowsPerCta * warpsPerRow * width * 4;
     int64_t base = sharedCursor;
     sharedCursor += slotBytes;
     Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
     Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
     Value lane = arith::AndIOp::create(b, loc, tid, constI32(kWarpSize - 1));
     Value warpInRow = arith::ShRUIOp::create(b, loc, tidInRow, constI32(5));
+    // Slots [row][warp][value], 4 bytes each.
     Value rowSlot = arith::MulIOp::create(b, loc, rowInCta,
-                                          constI32(warpsPerRow));
+                                          constI32(warpsPerRow * width));
     Value rowBase = arith::AddIOp::create(b, loc, rowSlot,
                                           constI32(base / 4));
-    Value mine = arith::AddIOp::create(b, loc, rowBase, warpInRow);
+    auto slot = [&](Value warp, int64_t j, Type type) {
+      Value index = arith::AddIOp::create(
+          b, loc, rowBase,
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, warp, constI32(width)),
+              constI32(j)));
+      return LLVM::GEPOp::create(b, loc, smemPtr, type, smem,
+                                 ValueRange{index});
+    };
     Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            lane, constI32(0));
-    Value dst = LLVM::GEPOp::create(b, loc, smemPtr, elt, smem,
-                                    ValueRange{mine});
-    predicatedStore(isLeader, acc, dst, 4);
-    target.barrier();
-    acc = Value();
-    for (int64_t w = 0; w < warpsPerRow; ++w) {
-      Value index = arith::AddIOp::create(b, loc, rowBase, constI32(w));
-      Value src = LLVM::GEPOp::create(b, loc, smemPtr, elt, smem,
-                                      ValueRange{index});
-      Value part = LLVM::LoadOp::create(b, loc, elt, src, 4);
-      acc = acc ? combine(kind, acc, part) : part;
-    }
+    for (auto [j, v] : llvm::enumerate(acc))
+      predicatedStore(isLeader, v, slot(warpInRow, j, v.getType()), 4);
+    NVVMTargetInfo(b, loc).barrier();
+    Value source = laneSlot(warpsPerRow);
+    SmallVector<Value> part;
+    for (auto [j, v] : llvm::enumerate(acc))
+      part.push_back(LLVM::LoadOp::create(b, loc, v.getType(),
+                                          slot(source, j, v.getType()), 4));
+    acc = butterfly(terms, part, warpsPerRow);
   }
 
-  // 4. Across the CTAs of the row's cluster.
+  // 3. Across the CTAs of the row's cluster.
   if (config.clusterSize > 1)
-    acc = reduceAcrossCluster(kind, acc, elt);
+    acc = reduceAcrossCluster(terms, acc);
   return acc;
 }
 
-Value RowKernelLowering::reduceAcrossCluster(CombiningKind kind, Value partial,
-                                             Type elt) {
+SmallVector<Value>
+RowKernelLowering::reduceAcrossCluster(ArrayRef<Term> terms,
+                                       ArrayRef<Value> partial) {
   NVVMTargetInfo target(b, loc);
   int64_t clusterSize = config.clusterSize;
+  int64_t width = partial.size();
   int64_t round = clusterRound++;
   Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(),
                                             NVVMTargetInfo::kShared);
@@ -1027,19 +1147,20 @@ Value RowKernelLowering::reduceAcrossCluster(CombiningKind kind, Value partial,
   Value bar = LLVM::GEPOp::create(
       b, loc, smemPtr, b.getI8Type(), smem,
       ValueRange{constI32(clusterBarrierOffset + 8 * round)});
-  int64_t slotBase = (clusterSlotOffset + 4 * clusterSize * round) / 4;
-  // Slot `rank` of this round, in this CTA's shared memory; its address in
-  // a peer's shared memory comes from mapa.
-  Value mySlot = LLVM::GEPOp::create(
-      b, loc, smemPtr, elt, smem,
-      ValueRange{arith::AddIOp::create(b, loc, clusterRank,
-                                       constI32(slotBase))});
+  // Slots [rank][value] of this round, 4 bytes each.
+  int64_t slotBase = clusterSlotCursor / 4;
+  clusterSlotCursor += 4 * clusterSize * width;
+  // This CTA's slots in this CTA's shared memory; their addresses in a
+  // peer's shared memory come from mapa.
+  Value mine = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, clusterRank, constI32(width)),
+      constI32(slotBase));
 
   // Peers may only signal an mbarrier once it is initialised everywhere.
   waitForClusterInit();
 
-  // Thread t sends this CTA's partial to peers t, t + T, ... (T threads per
-  // CTA), so every peer gets exactly one 4-byte store per round.
+  // Thread t sends this CTA's partials to peers t, t + T, ... (T threads per
+  // CTA), so every peer gets exactly `width` 4-byte stores per round.
   int64_t ctaThreads = config.ctaThreads();
   for (int64_t first = 0; first < clusterSize; first += ctaThreads) {
     Value peer = first ? arith::AddIOp::create(b, loc, tid, constI32(first))
@@ -1051,8 +1172,13 @@ Value RowKernelLowering::reduceAcrossCluster(CombiningKind kind, Value partial,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     NVVMTargetInfo sender(b, loc);
-    sender.storeAsyncRemote(sender.mapToRank(mySlot, peer), partial,
-                            sender.mapToRank(bar, peer));
+    Value peerBar = sender.mapToRank(bar, peer);
+    for (auto [j, v] : llvm::enumerate(partial)) {
+      Value slot = LLVM::GEPOp::create(
+          b, loc, smemPtr, v.getType(), smem,
+          ValueRange{arith::AddIOp::create(b, loc, mine, constI32(j))});
+      sender.storeAsyncRemote(sender.mapToRank(slot, peer), v, peerBar);
+    }
   }
 
   // Phase 0 of this round's mbarrier completes when all clusterSize
@@ -1062,14 +1188,20 @@ Value RowKernelLowering::reduceAcrossCluster(CombiningKind kind, Value partial,
     target.mbarrierWait(bar, clusterParity);
   else
     target.mbarrierWait(bar, /*parity=*/0);
-  Value acc;
-  for (int64_t r = 0; r < clusterSize; ++r) {
-    Value src = LLVM::GEPOp::create(b, loc, smemPtr, elt, smem,
-                                    ValueRange{constI32(slotBase + r)});
-    Value part = LLVM::LoadOp::create(b, loc, elt, src, 4);
-    acc = acc ? combine(kind, acc, part) : part;
+  // Lane j reads rank j mod clusterSize's values; a butterfly combines
+  // them (the same lanes and order in every CTA).
+  Value source = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, laneSlot(clusterSize),
+                                    constI32(width)),
+      constI32(slotBase));
+  SmallVector<Value> part;
+  for (auto [j, v] : llvm::enumerate(partial)) {
+    Value src = LLVM::GEPOp::create(
+        b, loc, smemPtr, v.getType(), smem,
+        ValueRange{arith::AddIOp::create(b, loc, source, constI32(j))});
+    part.push_back(LLVM::LoadOp::create(b, loc, v.getType(), src, 4));
   }
-  return acc;
+  return butterfly(terms, part, clusterSize);
 }
 
 LogicalResult RowKernelLowering::lowerGather(GatherOp op) {
@@ -1140,30 +1272,26 @@ LogicalResult RowKernelLowering::lowerLogSumExp(LogSumExpOp op) {
   if (it == fragments.end())
     return op.emitOpError("reduces a row the lowering has not seen");
   Type f32 = b.getF32Type();
-  // Two dependent reductions over the row held in registers: the maximum,
-  // then the sum of exp(x - max). A row that is all -inf uses 0 as its
-  // shift, so the sum is 0 and the result -inf, not NaN.
-  FailureOr<Value> max =
-      reduceFragments(op, CombiningKind::Max, it->second, f32);
-  if (failed(max))
-    return failure();
+  // One exchange of the online pair: each thread takes the maximum m of its
+  // own elements and the sum of exp(x - m) over them (a thread whose
+  // elements are all -inf shifts by 0, so its sum is 0, not NaN), then the
+  // pairs combine across the row. A row that is all -inf gives -inf.
   Value negInf = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(f32, -std::numeric_limits<double>::infinity()));
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, 0.0));
-  Value allNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          *max, negInf);
-  Value shift = arith::SelectOp::create(b, loc, allNegInf, zero, *max);
+  Value max = reduceInThread(CombiningKind::Max, it->second, negInf);
   Value shiftFrag =
-      vector::BroadcastOp::create(b, loc, fragmentType(f32), shift);
+      vector::BroadcastOp::create(b, loc, fragmentType(f32), onlineShift(max));
   SmallVector<Value> exps;
   for (Value frag : it->second)
     exps.push_back(math::ExpOp::create(
         b, loc, arith::SubFOp::create(b, loc, frag, shiftFrag)));
-  FailureOr<Value> sum = reduceFragments(op, CombiningKind::Add, exps, f32);
-  if (failed(sum))
-    return failure();
+  Value sum = reduceInThread(CombiningKind::Add, exps, zero);
+  SmallVector<Value> pair =
+      exchange(Term{CombiningKind::Max, /*online=*/true}, {max, sum});
+  Value shift = onlineShift(pair[0]);
   Value lse = arith::AddFOp::create(b, loc, shift,
-                                    math::LogOp::create(b, loc, *sum));
+                                    math::LogOp::create(b, loc, pair[1]));
   scalars.map(op.getResult(), lse);
   return success();
 }

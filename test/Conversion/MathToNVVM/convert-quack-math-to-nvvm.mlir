@@ -4,11 +4,11 @@ module attributes {gpu.container_module} {
   gpu.module @m {
     // CHECK-LABEL: gpu.func @scalar
     gpu.func @scalar(%x: f32, %p: !llvm.ptr<1>) kernel {
-      // IEEE square root, then an IEEE divide for rsqrt.
+      // IEEE square root; rsqrt is the hardware approximation (not ftz).
       // CHECK: %[[S:.*]] = llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"(%{{.*}}) : (f32) -> f32
       %s = math.sqrt %x : f32
-      // CHECK: %[[Q:.*]] = llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
-      // CHECK: arith.divf %{{.*}}, %[[Q]] : f32
+      // CHECK: llvm.call_intrinsic "llvm.nvvm.rsqrt.approx.f"(%{{.*}}) : (f32) -> f32
+      // CHECK-NOT: arith.divf
       %r = math.rsqrt %x : f32
       // exp(x) = ex2(x * log2(e)).
       // CHECK: %[[L:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32

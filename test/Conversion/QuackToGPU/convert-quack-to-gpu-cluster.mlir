@@ -34,10 +34,15 @@
 // CHECK: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK: llvm.inline_asm has_side_effects "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-// Every thread waits for phase 0 (all 16 bytes landed), then combines the
-// four slots in rank order.
+// Every thread waits for phase 0 (all 16 bytes landed); lane j reads rank
+// j mod 4's slot and a 4-lane butterfly combines them, in the same lanes and
+// order in every CTA.
 // CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %c0_i32{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32
-// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK: arith.andi %{{.*}}, %c3_i32 : i32
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c2_i32
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
 // CHECK: gpu.return
 quack.kernel @sum_rows(%x: memref<?x65536xbf16, strided<[?, 1]>> {quack.role = "input", quack.name = "x"},
                        %s: memref<?xf32> {quack.role = "output", quack.name = "s"}) {

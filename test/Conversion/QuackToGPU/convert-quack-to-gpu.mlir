@@ -25,11 +25,16 @@
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c4_i32
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c2_i32
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
-// Then lane 0 of each warp publishes its partial, a barrier, and every thread
-// combines the four partials in warp order.
+// Then lane 0 of each warp publishes its partial, a barrier; lane j reads
+// warp j mod 4's partial (one load) and a 4-lane butterfly combines them.
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK: arith.andi %{{.*}}, %c3_i32 : i32
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c2_i32
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
+// CHECK-NOT: nvvm.shfl.sync
 // CHECK: math.rsqrt
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<1>
 // The per-row output is written by the first thread of the row only.

@@ -1,0 +1,73 @@
+// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu | FileCheck %s
+
+// A logsumexp is one exchange of the online pair (max, sum of exp(x - max)):
+// a row of 4096 f32 over 512 threads, 16 warps.
+// CHECK-LABEL: gpu.module @lse
+// Shared memory: 16 warps x 2 values x 4 bytes.
+// CHECK: !llvm.array<128 x i8>
+// Each thread: its maximum, a shift of 0 where that is -inf, its sum of
+// exp(x - shift).
+// CHECK: vector.reduction <maximumf>
+// CHECK: arith.cmpf oeq
+// CHECK: arith.select
+// CHECK: math.exp %{{.*}} : vector<4xf32>
+// CHECK: vector.reduction <add>
+// The warp's maxima first (no exp between the shuffles)...
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32
+// CHECK-NOT: math.exp
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
+// ...then the lane's sum rescaled by exp(own max - warp max), one exp, and
+// the sums' butterfly.
+// CHECK: math.exp %{{.*}} : f32
+// CHECK-NEXT: arith.mulf
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32
+// CHECK-NOT: math.exp
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
+// Lane 0 publishes both values; one barrier for the whole logsumexp.
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// Lane j reads warp j mod 16's pair, a 16-lane butterfly combines them.
+// CHECK: arith.andi %{{.*}}, %c15_i32 : i32
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c8_i32
+// CHECK: math.exp %{{.*}} : f32
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c8_i32
+// lse = shift + log(sum).
+// CHECK: math.log
+// CHECK: arith.addf
+// CHECK: gpu.return
+quack.kernel @lse(%x: memref<?x4096xf32> {quack.name = "x"},
+                  %out: memref<?xf32> {quack.name = "out", quack.role = "output"}) {
+  %row = quack.load %x : memref<?x4096xf32> -> vector<4096xf32>
+  %l = quack.logsumexp %row : vector<4096xf32> -> f32
+  quack.store %l, %out : f32, memref<?xf32>
+  quack.return
+}
+
+// -----
+
+// On the cluster path the pair is one round: each CTA sends 2 values of 4
+// bytes to each of 4 peers, so the round's mbarrier expects 4 x 8 bytes.
+// CHECK-LABEL: gpu.module @lse_cluster
+// CHECK: nvvm.mbarrier.init
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32_i32{{.*}} : !llvm.ptr<3>, i32
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: nvvm.cluster.wait
+// CHECK: nvvm.mapa
+// CHECK: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+// CHECK: nvvm.mapa
+// CHECK: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: nvvm.mbarrier.try_wait.parity
+// CHECK: arith.andi %{{.*}}, %c3_i32 : i32
+// CHECK: math.log
+// CHECK: gpu.return
+quack.kernel @lse_cluster(%x: memref<?x65536xbf16> {quack.name = "x"},
+                          %out: memref<?xf32> {quack.name = "out", quack.role = "output"}) {
+  %row = quack.load %x : memref<?x65536xbf16> -> vector<65536xbf16>
+  %f = arith.extf %row : vector<65536xbf16> to vector<65536xf32>
+  %l = quack.logsumexp %f : vector<65536xf32> -> f32
+  quack.store %l, %out : f32, memref<?xf32>
+  quack.return
+}
