@@ -291,6 +291,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   pipeline.rowsPerCta = options.rowsPerCta;
   pipeline.clusterSize = options.clusterSize;
   pipeline.minCtasPerSm = options.minCtasPerSm;
+  pipeline.useTuned = options.useTuned;
 
   // 2. Config selection.
   if (failed(runPipeline(*module, buildQuackConfigPipeline, pipeline)))
@@ -484,6 +485,13 @@ std::string parseConfigOverrides(llvm::StringRef text,
   for (StringRef item : items) {
     auto [key, value] = item.split('=');
     key = key.trim();
+    if (key == "tuned") {
+      StringRef v = value.trim();
+      if (v != "0" && v != "1")
+        return "config: 'tuned' takes 0 or 1, got '" + v.str() + "'";
+      options.useTuned = v == "1";
+      continue;
+    }
     int64_t number;
     if (value.trim().getAsInteger(10, number) || number <= 0)
       return "config: '" + item.str() + "' needs a positive integer value";
@@ -501,7 +509,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.minCtasPerSm = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned";
   }
   return "";
 }

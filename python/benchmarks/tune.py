@@ -2,17 +2,22 @@
 """Phase 2 of config tuning: times the same kernels compiled with different
 configs, each config in its own bundle root, on the GPU.
 
-Phase 1, on the build machine, compiles one bundle root per config:
+Phase 1, on the build machine, compiles one bundle root per config
+(scripts/tune-build.sh: vectors per thread x rows per CTA, and the model's
+own choice as `...-default`):
 
-    for c in default cluster=8 threads=32; do
-      scripts/build-catalogue.sh build/bin/quackc tune/$c 1024,65536 bf16 \\
-          --alignments=16 $( [ $c = default ] || echo --config=$c )
-    done
+    scripts/tune-build.sh build/bin/quackc tune cross_entropy_fwd bf16 \\
+        1024,4096
 
 Phase 2, on the GPU (QUACK_MLIR_RUNTIME_LIB set as for the tests):
 
-    python3 tune.py --roots tune/* --kernels softmax_fwd rmsnorm_fwd \\
-        --n 1024 65536 --dtype bf16 [--out tune.json]
+    python3 tune.py --roots tune/* --kernels cross_entropy_fwd \\
+        --n 1024 4096 --dtype bf16 [--out tune.json] \\
+        [--table kernels/tuning/sm_90.tsv]
+
+With --table, the configs that beat the model's choice by more than the
+margin become entries of the table that quack-select-config reads (compiled
+into quackc: rebuild after editing it).
 
 Every variant is checked against a float64 reference before it is timed;
 timing is bench.py's (CUDA events, batches behind a GPU sleep, median,
@@ -102,6 +107,62 @@ def case(kernel, t, m, n):
                      "softmax_fwd, rmsnorm_fwd, cross_entropy_fwd")
 
 
+def root_kernels(root):
+    """{(kernel, T, N)} that the bundle root `root` holds (its index files)."""
+    old = os.environ.get("QUACK_MLIR_BUNDLE")
+    os.environ["QUACK_MLIR_BUNDLE"] = root
+    try:
+        return bench.bundle_kernels() or set()
+    finally:
+        if old is None:
+            del os.environ["QUACK_MLIR_BUNDLE"]
+        else:
+            os.environ["QUACK_MLIR_BUNDLE"] = old
+
+
+def root_config(root, kernel, dtype, n):
+    """The config that the metadata of `root`'s variant records, or {}."""
+    for sub in sorted(os.listdir(root)):
+        idx = os.path.join(root, sub, "index.json")
+        try:
+            with open(idx) as f:
+                entries = json.load(f).get("kernels", [])
+        except (OSError, ValueError):
+            continue
+        for e in entries:
+            b = e.get("bindings", {})
+            if (e.get("kernel"), b.get("T"), b.get("N")) == (kernel, dtype, n):
+                with open(os.path.join(root, sub, e["metadata"])) as f:
+                    return json.load(f).get("config", {})
+    return {}
+
+
+ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
+
+
+def table_lines(results, margin):
+    """Entries for kernels/tuning/<arch>.tsv: per (kernel, dtype, N), the
+    fastest config where it beats the model's own choice (the root labelled
+    ...-default) by more than `margin`."""
+    lines = []
+    groups = {}
+    for r in results:
+        groups.setdefault((r["kernel"], r["dtype"], r["N"]), []).append(r)
+    for (kernel, dtype, n), rows in sorted(groups.items()):
+        default = [r for r in rows if r["config"].endswith("default")]
+        if not default:
+            continue
+        best = max(rows, key=lambda r: r["tbps"])
+        base = default[0]["tbps"]
+        cfg = best.get("knobs", {})
+        if best["tbps"] <= base * (1 + margin) or not cfg:
+            continue
+        lines.append(f"{kernel} {ELEMENT_BYTES[dtype]} {n} "
+                     f"{cfg['vectors_per_thread']} {cfg['rows_per_cta']}"
+                     f"  # {dtype}: {base:.2f} -> {best['tbps']:.2f} TB/s")
+    return lines
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--roots", nargs="+", required=True,
@@ -109,15 +170,27 @@ def main():
     p.add_argument("--kernels", nargs="+", default=["softmax_fwd"])
     p.add_argument("--n", nargs="+", type=int, required=True)
     p.add_argument("--dtype", default="bf16", choices=sorted(DT))
+    p.add_argument("--m", type=int, default=32768,
+                   help="rows (at most 2^31 / N elements in all)")
     p.add_argument("--out", help="write the results here (JSON)")
+    p.add_argument("--table", help="append the configs that beat the "
+                   "model's choice by more than --margin to this table "
+                   "(kernels/tuning/<arch>.tsv), replacing earlier entries "
+                   "of the same kernel, element size and N")
+    p.add_argument("--margin", type=float, default=0.03,
+                   help="relative gain a measured config needs (default 3%%)")
     a = p.parse_args()
     bench.load_gpu_modules()
+    held = {root: root_kernels(root) for root in a.roots}
     results = []
     for kernel in a.kernels:
         for n in a.n:
-            m = min(32768, (1 << 31) // n)
+            m = min(a.m, (1 << 31) // n)
             rows = []
             for root in a.roots:
+                # Only the roots that compiled this kernel at this N.
+                if (kernel, a.dtype, n) not in held[root]:
+                    continue
                 quack_mlir.set_bundle(root)
                 lau, run, make, check, nbytes = case(kernel, a.dtype, m, n)
                 sets = [make() for _ in range(max(1, (4 * L2) // nbytes + 1))]
@@ -137,6 +210,7 @@ def main():
                 rows.append((label, nbytes / t / 1e12, ""))
                 results.append({"kernel": kernel, "dtype": a.dtype, "N": n,
                                 "M": m, "config": label,
+                                "knobs": root_config(root, kernel, a.dtype, n),
                                 "tbps": nbytes / t / 1e12})
             print(f"\n{kernel} {a.dtype} M={m} N={n}")
             for label, tb, note in sorted(
@@ -146,6 +220,26 @@ def main():
     if a.out:
         with open(a.out, "w") as f:
             json.dump(results, f, indent=1)
+    if a.table:
+        write_table(a.table, table_lines(results, a.margin))
+
+
+def write_table(path, lines):
+    """Replaces the entries of `lines`' (kernel, bytes, N) in the table at
+    `path` and appends the rest, keeping comments and other entries."""
+    key = lambda line: tuple(line.split("#")[0].split()[:3])
+    new = {key(line): line for line in lines}
+    kept = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f.read().splitlines():
+                fields = line.split("#")[0].split()
+                if len(fields) == 5 and tuple(fields[:3]) in new:
+                    continue
+                kept.append(line)
+    with open(path, "w") as f:
+        f.write("\n".join(kept + lines) + "\n")
+    print(f"\n{len(lines)} entries written to {path}")
 
 
 if __name__ == "__main__":

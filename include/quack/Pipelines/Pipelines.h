@@ -43,6 +43,10 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "min-ctas-per-sm",
       llvm::cl::desc("CTAs each SM must hold, capping registers (-1: choose)"),
       llvm::cl::init(-1)};
+  Option<bool> useTuned{
+      *this, "tuned",
+      llvm::cl::desc("use the architecture's table of measured configs"),
+      llvm::cl::init(true)};
 };
 
 /// The stages of compilation, in order. `quackc --emit=` names one of them.

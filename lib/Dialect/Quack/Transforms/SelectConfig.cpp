@@ -7,6 +7,7 @@
 #include "quack/Dialect/Quack/IR/QuackOps.h"
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
 #include "quack/Dialect/Quack/Transforms/Passes.h"
+#include "quack/Dialect/Quack/Transforms/TunedConfigs.h"
 
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -133,7 +134,28 @@ struct QuackSelectConfigPass
     }
     int64_t vectorsPerCta = llvm::divideCeil(vectorsPerRow, config.clusterSize);
 
-    if (threadsPerRow > 0) {
+    // A measured config for this kernel, element size and N, unless a knob
+    // is forced.
+    std::optional<TunedConfig> tuned;
+    if (useTuned && config.clusterSize == 1 && threadsPerRow <= 0 &&
+        rowsPerCta <= 0) {
+      tuned = lookupTunedConfig(arch, kernel.getSymName(), bytes, n);
+      if (tuned) {
+        int64_t threads = static_cast<int64_t>(llvm::PowerOf2Ceil(
+            llvm::divideCeil(vectorsPerCta, tuned->vectorsPerThread)));
+        if (threads * tuned->rowsPerCta > kMaxCtaThreads)
+          tuned.reset();
+      }
+    }
+
+    if (tuned) {
+      config.threadsPerRow = static_cast<int64_t>(llvm::PowerOf2Ceil(
+          llvm::divideCeil(vectorsPerCta, tuned->vectorsPerThread)));
+      why << "threads_per_row=" << config.threadsPerRow << " (~"
+          << llvm::divideCeil(vectorsPerCta, config.threadsPerRow) << " of "
+          << vectorsPerCta << " vectors per thread; tuned: kernels/tuning/"
+          << tunedConfigTableName(arch) << ":" << tuned->line << "); ";
+    } else if (threadsPerRow > 0) {
       if (!llvm::isPowerOf2_64(threadsPerRow) ||
           threadsPerRow > kMaxCtaThreads)
         return kernel.emitOpError("threads-per-row must be a power of two "
@@ -179,6 +201,9 @@ struct QuackSelectConfigPass
     } else if (rowsPerCta > 0) {
       config.rowsPerCta = rowsPerCta;
       why << "rows_per_cta=" << rowsPerCta.getValue() << " (forced)";
+    } else if (tuned) {
+      config.rowsPerCta = tuned->rowsPerCta;
+      why << "rows_per_cta=" << config.rowsPerCta << " (tuned)";
     } else {
       // Small rows share a CTA of at least 128 threads so that an SM holds
       // enough CTAs' bytes in flight.

@@ -27,6 +27,12 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
     over the CTAs of a thread-block cluster (`cluster_size`, a power of two
     up to 16, sm_90 and later), each owning a contiguous chunk of at most
     16384 elements.
+
+    Before the model, the CTA-level path consults the target's table of
+    measured configs (kernels/tuning/<arch>.tsv, compiled in): an entry for
+    the kernel's name, its widest element size and N's power-of-two bucket
+    gives the vectors per thread and rows per CTA. Forced knobs win over the
+    table.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", /*default=*/"16",
@@ -43,7 +49,11 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
            "CTAs each SM must hold at once, capping registers (-1: choose, "
            "0: no cap)">,
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
-           "target architecture">
+           "target architecture">,
+    Option<"useTuned", "tuned", "bool", /*default=*/"true",
+           "take threads per row and rows per CTA from the architecture's "
+           "table of measured configs (kernels/tuning/) where it has an "
+           "entry">
   ];
 }
 

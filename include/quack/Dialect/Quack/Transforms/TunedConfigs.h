@@ -1,0 +1,63 @@
+//===- TunedConfigs.h - measured configs per architecture ---------*- C++ -*-===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The per-architecture tables in kernels/tuning/ record, for catalogue
+// kernels, the split of a row over threads that a measurement on the GPU
+// found faster than quack-select-config's model. They are compiled into the
+// compiler; quack-select-config consults them before its model.
+//
+// A table is text, one entry per line, `#` starting a comment:
+//
+//   <kernel> <element bytes> <N> <vectors per thread> <rows per CTA>
+//
+// An entry applies to the kernel of that name whose widest matrix or
+// row-vector element has that many bytes, for every N in (N/2, N] (N is a
+// power of two), on the CTA-level path.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_DIALECT_QUACK_TRANSFORMS_TUNEDCONFIGS_H
+#define QUACK_DIALECT_QUACK_TRANSFORMS_TUNEDCONFIGS_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::quack {
+
+struct TunedConfig {
+  std::string kernel;
+  int64_t elementBytes = 0;
+  int64_t rowLength = 0;
+  int64_t vectorsPerThread = 0;
+  int64_t rowsPerCta = 0;
+  /// Line of the entry in its table, for --print-config.
+  int64_t line = 0;
+};
+
+/// Parses a table; on a malformed line, returns an error naming it.
+FailureOr<std::vector<TunedConfig>> parseTunedConfigs(StringRef text,
+                                                      std::string &error);
+
+/// The built-in table's file name for `arch` (sm_90 and sm_90a share
+/// "sm_90.tsv"), or an empty string where there is none.
+StringRef tunedConfigTableName(StringRef arch);
+
+/// The text of the built-in table for `arch` (empty where there is none).
+StringRef builtinTunedConfigText(StringRef arch);
+
+/// The entry of the built-in table of `arch` for this kernel, element size
+/// and N, if any.
+std::optional<TunedConfig> lookupTunedConfig(StringRef arch, StringRef kernel,
+                                             int64_t elementBytes,
+                                             int64_t rowLength);
+
+} // namespace mlir::quack
+
+#endif // QUACK_DIALECT_QUACK_TRANSFORMS_TUNEDCONFIGS_H

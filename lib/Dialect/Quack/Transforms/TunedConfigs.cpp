@@ -1,0 +1,111 @@
+//===- TunedConfigs.cpp - measured configs per architecture ----------------===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quack/Dialect/Quack/Transforms/TunedConfigs.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::quack;
+
+namespace {
+/// kernels/tuning/sm_90.tsv, embedded by CMake.
+constexpr const char kSm90Table[] =
+#include "TunedConfigsSm90.inc"
+    ;
+} // namespace
+
+FailureOr<std::vector<TunedConfig>>
+mlir::quack::parseTunedConfigs(StringRef text, std::string &error) {
+  std::vector<TunedConfig> entries;
+  SmallVector<StringRef> lines;
+  text.split(lines, '\n');
+  for (auto [index, rawLine] : llvm::enumerate(lines)) {
+    StringRef line = rawLine.split('#').first.trim();
+    if (line.empty())
+      continue;
+    SmallVector<StringRef> fields;
+    line.split(fields, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    // Tabs count as spaces.
+    SmallVector<StringRef> words;
+    for (StringRef field : fields) {
+      SmallVector<StringRef> parts;
+      field.split(parts, '\t', -1, false);
+      words.append(parts.begin(), parts.end());
+    }
+    auto fail = [&](const Twine &why) {
+      error = ("line " + Twine(index + 1) + ": " + why).str();
+      return failure();
+    };
+    if (words.size() != 5)
+      return fail("expected '<kernel> <element bytes> <N> <vectors per "
+                  "thread> <rows per CTA>', got " +
+                  Twine(words.size()) + " fields");
+    TunedConfig entry;
+    entry.kernel = words[0].str();
+    entry.line = index + 1;
+    int64_t *values[] = {&entry.elementBytes, &entry.rowLength,
+                         &entry.vectorsPerThread, &entry.rowsPerCta};
+    for (auto [value, word] : llvm::zip(values, ArrayRef(words).drop_front()))
+      if (word.getAsInteger(10, *value) || *value <= 0)
+        return fail("'" + word + "' is not a positive integer");
+    if (entry.elementBytes != 1 && entry.elementBytes != 2 &&
+        entry.elementBytes != 4 && entry.elementBytes != 8)
+      return fail("element bytes must be 1, 2, 4 or 8");
+    for (int64_t v : {entry.rowLength, entry.vectorsPerThread,
+                      entry.rowsPerCta})
+      if (!llvm::isPowerOf2_64(v))
+        return fail("N, vectors per thread and rows per CTA must be powers "
+                    "of two");
+    for (const TunedConfig &other : entries)
+      if (other.kernel == entry.kernel &&
+          other.elementBytes == entry.elementBytes &&
+          other.rowLength == entry.rowLength)
+        return fail("repeats the entry of line " + Twine(other.line));
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+StringRef mlir::quack::tunedConfigTableName(StringRef arch) {
+  if (arch == "sm_90" || arch == "sm_90a")
+    return "sm_90.tsv";
+  return "";
+}
+
+StringRef mlir::quack::builtinTunedConfigText(StringRef arch) {
+  if (tunedConfigTableName(arch) == "sm_90.tsv")
+    return kSm90Table;
+  return "";
+}
+
+std::optional<TunedConfig>
+mlir::quack::lookupTunedConfig(StringRef arch, StringRef kernel,
+                               int64_t elementBytes, int64_t rowLength) {
+  if (tunedConfigTableName(arch).empty() || rowLength <= 0)
+    return std::nullopt;
+  // A unit test checks the built-in table; parse it once.
+  static const std::vector<TunedConfig> table = [] {
+    std::string error;
+    FailureOr<std::vector<TunedConfig>> parsed =
+        parseTunedConfigs(builtinTunedConfigText("sm_90"), error);
+    if (failed(parsed)) {
+      llvm::errs() << "quack: ignoring kernels/tuning/sm_90.tsv: " << error
+                   << "\n";
+      return std::vector<TunedConfig>();
+    }
+    return *parsed;
+  }();
+  int64_t bucket = static_cast<int64_t>(llvm::PowerOf2Ceil(rowLength));
+  for (const TunedConfig &entry : table)
+    if (entry.kernel == kernel && entry.elementBytes == elementBytes &&
+        entry.rowLength == bucket)
+      return entry;
+  return std::nullopt;
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+#===- tune-build.sh - phase 1 of config tuning: one bundle per config ----===#
+#
+# Usage: scripts/tune-build.sh QUACKC OUT_DIR KERNELS T_LIST N_LIST [ARGS...]
+#
+# For each catalogue kernel in KERNELS (comma-separated, e.g.
+# cross_entropy_fwd,softmax_fwd), each T in T_LIST and each N in N_LIST
+# (powers of two on the CTA-level path), compiles one bundle root per config
+# of the CTA-level path: vectors per thread in 1, 2, 4, 8 and rows per CTA
+# in 1, 2, 4, 8 (CTAs of 64 to 1024 threads), plus the model's own choice
+# with the table of measured configs ignored (`default`). Roots are named
+# OUT_DIR/<kernel>-<T>-N<N>-<config>. Phase 2, on the GPU:
+#
+#   python3 python/benchmarks/tune.py --roots OUT_DIR/* --kernels ... \
+#       --n ... --dtype T --table kernels/tuning/sm_90.tsv
+#
+# Further arguments go to quackc (default --arch=sm_90a).
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+if [ $# -lt 5 ]; then
+  echo "usage: $0 QUACKC OUT_DIR KERNELS T_LIST N_LIST [ARGS...]" >&2
+  exit 2
+fi
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+QUACKC=$1
+OUT=$2
+IFS=, read -r -a KERNELS <<<"$3"
+IFS=, read -r -a TS <<<"$4"
+IFS=, read -r -a NS <<<"$5"
+shift 5
+ARGS=("$@")
+[ ${#ARGS[@]} -gt 0 ] || ARGS=(--arch=sm_90a)
+
+# The description and the flag settings of each kernel (those the Python
+# ops use most).
+file_of() {
+  case $1 in
+    rmsnorm_*) echo rmsnorm ;;
+    layernorm_*) echo layernorm ;;
+    softmax_*) echo softmax ;;
+    cross_entropy_*) echo cross_entropy ;;
+    *) echo "unknown catalogue kernel '$1'" >&2; return 1 ;;
+  esac
+}
+flags_of() {
+  case $1 in
+    rmsnorm_fwd) echo "-D RESIDUAL=false -D BIAS=false -D OFFSET=false" ;;
+    rmsnorm_bwd) echo "-D RESIDUAL=false -D OFFSET=false" ;;
+    layernorm_*) echo "-D BIAS=true" ;;
+    cross_entropy_*) echo "-D IGNORE=false" ;;
+    *) echo "" ;;
+  esac
+}
+bytes_of() {
+  case $1 in bf16|f16) echo 2 ;; f32) echo 4 ;;
+    *) echo "unknown T '$1'" >&2; return 1 ;;
+  esac
+}
+
+mkdir -p "$OUT"
+built=0
+for k in "${KERNELS[@]}"; do
+  qk=$(file_of "$k")
+  # shellcheck disable=SC2207
+  flags=($(flags_of "$k"))
+  for t in "${TS[@]}"; do
+    b=$(bytes_of "$t")
+    vec=$(( 16 / b ))
+    for n in "${NS[@]}"; do
+      compile() { # dir, extra args
+        local dir=$1; shift
+        rm -rf "$dir"
+        if "$QUACKC" "$ROOT/kernels/$qk.qk" --kernel="$k" --bundle="$dir/$qk" \
+            -D T="$t" -D TW=T -D N="$n" "${flags[@]}" --alignments=16 \
+            "${ARGS[@]}" "$@" >/dev/null 2>"$dir.err"; then
+          rm -f "$dir.err"; built=$((built + 1))
+        else
+          rm -rf "$dir"  # a config this N cannot use; see $dir.err
+        fi
+      }
+      compile "$OUT/$k-$t-N$n-default" --config=tuned=0
+      for vpt in 1 2 4 8; do
+        threads=$(( n / vec / vpt ))
+        [ "$threads" -ge 1 ] && [ "$threads" -le 1024 ] || continue
+        for rows in 1 2 4 8; do
+          cta=$(( threads * rows ))
+          [ "$cta" -ge 64 ] && [ "$cta" -le 1024 ] || continue
+          compile "$OUT/$k-$t-N$n-v$vpt-r$rows" \
+            --config="threads=$threads,rows=$rows"
+        done
+      done
+    done
+  done
+done
+echo "wrote $built bundle roots under $OUT"

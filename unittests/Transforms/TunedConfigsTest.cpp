@@ -1,0 +1,75 @@
+//===- TunedConfigsTest.cpp - the tables of measured configs --------------===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quack/Dialect/Quack/Transforms/TunedConfigs.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::quack;
+
+namespace {
+
+TEST(TunedConfigs, ParsesEntriesCommentsAndTabs) {
+  std::string error;
+  auto table = parseTunedConfigs("# header\n"
+                                 "\n"
+                                 "softmax_fwd 2 1024 4 2  # 3.1 -> 3.5\n"
+                                 "rmsnorm_fwd\t4\t256\t1\t8\n",
+                                 error);
+  ASSERT_TRUE(mlir::succeeded(table)) << error;
+  ASSERT_EQ(table->size(), 2u);
+  EXPECT_EQ((*table)[0].kernel, "softmax_fwd");
+  EXPECT_EQ((*table)[0].elementBytes, 2);
+  EXPECT_EQ((*table)[0].rowLength, 1024);
+  EXPECT_EQ((*table)[0].vectorsPerThread, 4);
+  EXPECT_EQ((*table)[0].rowsPerCta, 2);
+  EXPECT_EQ((*table)[0].line, 3);
+  EXPECT_EQ((*table)[1].kernel, "rmsnorm_fwd");
+  EXPECT_EQ((*table)[1].rowsPerCta, 8);
+  EXPECT_EQ((*table)[1].line, 4);
+}
+
+struct BadLine {
+  const char *text;
+  const char *message;
+};
+
+TEST(TunedConfigs, RejectsMalformedLinesNamingThem) {
+  const BadLine cases[] = {
+      {"softmax_fwd 2 1024 4\n", "line 1: expected"},
+      {"# c\nsoftmax_fwd 2 1024 4 2 9\n", "line 2: expected"},
+      {"softmax_fwd two 1024 4 2\n", "'two' is not a positive integer"},
+      {"softmax_fwd 2 1024 0 2\n", "'0' is not a positive integer"},
+      {"softmax_fwd 2 1024 -4 2\n", "'-4' is not a positive integer"},
+      {"softmax_fwd 3 1024 4 2\n", "element bytes must be"},
+      {"softmax_fwd 2 1000 4 2\n", "powers of two"},
+      {"softmax_fwd 2 1024 3 2\n", "powers of two"},
+      {"softmax_fwd 2 1024 4 2\nsoftmax_fwd 2 1024 2 1\n",
+       "line 2: repeats the entry of line 1"},
+  };
+  for (const BadLine &c : cases) {
+    std::string error;
+    EXPECT_TRUE(mlir::failed(parseTunedConfigs(c.text, error))) << c.text;
+    EXPECT_NE(error.find(c.message), std::string::npos)
+        << "for '" << c.text << "': got '" << error << "'";
+  }
+}
+
+TEST(TunedConfigs, TableNamesByArchitecture) {
+  EXPECT_EQ(tunedConfigTableName("sm_90"), "sm_90.tsv");
+  EXPECT_EQ(tunedConfigTableName("sm_90a"), "sm_90.tsv");
+  EXPECT_EQ(tunedConfigTableName("sm_80"), "");
+  EXPECT_FALSE(lookupTunedConfig("sm_80", "softmax_fwd", 2, 1024));
+  EXPECT_FALSE(lookupTunedConfig("sm_90", "no_such_kernel", 2, 1024));
+}
+
+TEST(TunedConfigs, BuiltInTablesParse) {
+  std::string error;
+  auto table = parseTunedConfigs(builtinTunedConfigText("sm_90"), error);
+  EXPECT_TRUE(mlir::succeeded(table)) << "kernels/tuning/sm_90.tsv: " << error;
+}
+
+} // namespace
