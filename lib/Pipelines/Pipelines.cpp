@@ -51,6 +51,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.clusterSize = options.clusterSize;
   config.minCtasPerSm = options.minCtasPerSm;
   config.useTuned = options.useTuned;
+  pm.addPass(mlir::quack::createQuackGroupReductions());
   pm.addPass(mlir::quack::createQuackScheduleLoads());
   pm.addPass(mlir::quack::createQuackSelectConfig(config));
 }

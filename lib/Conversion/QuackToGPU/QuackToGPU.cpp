@@ -108,12 +108,14 @@ private:
   LogicalResult lowerOp(Operation *op);
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);
-  LogicalResult lowerReduce(ReduceOp op);
+  /// Lowers a run of adjacent reductions over the row (quack.reduce,
+  /// quack.logsumexp) with one exchange between threads for all of them;
+  /// adjacent reductions never depend on each other.
+  LogicalResult lowerReductions(ArrayRef<Operation *> group);
   LogicalResult lowerGather(GatherOp op);
   /// Moves gathers before the first matrix store (see run()).
   LogicalResult orderGathersBeforeStores();
   LogicalResult lowerColumn(ColumnOp op);
-  LogicalResult lowerLogSumExp(LogSumExpOp op);
   LogicalResult lowerSumRows(SumRowsOp op);
 
   // Sums over rows (quack.sum_rows): a persistent grid whose CTAs loop over
@@ -136,11 +138,20 @@ private:
     bool online = false;
     int64_t width() const { return online ? 2 : 1; }
   };
-  /// Reduces a row's fragments within the thread (vectors past the row's end
-  /// give the identity), then exchanges the partial.
-  FailureOr<Value> reduceFragments(Operation *op, CombiningKind kind,
-                                   ArrayRef<Value> frags, Type elt);
-  /// This thread's reduction of its fragments (null when `frags` is empty).
+  /// One reduction of a group: its term of the exchange and this thread's
+  /// partial values.
+  struct PendingReduction {
+    Operation *op;
+    Term term;
+    SmallVector<Value, 2> partial;
+  };
+  /// This thread's partial of a quack.reduce or quack.logsumexp.
+  FailureOr<PendingReduction> beginReduction(Operation *op);
+  /// Maps the reduction's result from its combined values.
+  void finishReduction(const PendingReduction &pending,
+                       ArrayRef<Value> combined);
+  /// This thread's reduction of its fragments, vectors past the row's end
+  /// giving the identity (null when `frags` is empty).
   Value reduceInThread(CombiningKind kind, ArrayRef<Value> frags, Value ident);
   /// Combines the values of `terms` across groups of `lanes` consecutive
   /// lanes of a warp (a power of two up to 32) with shuffles: the plain
@@ -238,10 +249,11 @@ private:
   LLVM::GlobalOp sharedGlobal;
   int64_t sharedBytes = 0;
   int64_t sharedCursor = 0;
-  /// Exchanges between threads, one per reduction over the row (a
-  /// logsumexp's online pair is one), in program order; each gets its own
-  /// shared-memory slots and, in a cluster, its own mbarrier. The values
-  /// each round exchanges.
+  /// Exchanges between threads, one per run of adjacent reductions over the
+  /// row (quack-group-reductions makes independent ones adjacent), in
+  /// program order; each gets its own shared-memory slots and, in a
+  /// cluster, its own mbarrier. The values each round exchanges (a
+  /// logsumexp's online pair counts two).
   SmallVector<int64_t> roundWidths;
   int64_t reductionRounds = 0;
   /// Cluster exchange: byte offsets of the mbarriers (8 bytes each) and of
@@ -746,12 +758,15 @@ LogicalResult RowKernelLowering::allocateSharedMemory() {
   // reduction ever overwrites a slot another thread may still read; in a
   // cluster, one mbarrier and one slot per CTA of the cluster per reduction.
   int64_t warpsPerRow = config.threadsPerRow / kWarpSize;
-  kernel.walk([&](Operation *op) {
-    if (isa<ReduceOp>(op))
-      roundWidths.push_back(1);
-    else if (isa<LogSumExpOp>(op))
-      roundWidths.push_back(2);
-  });
+  bool previousReduces = false;
+  for (Operation &op : kernel.getBody().front()) {
+    int64_t width = isa<ReduceOp>(op) ? 1 : isa<LogSumExpOp>(op) ? 2 : 0;
+    if (width && previousReduces)
+      roundWidths.back() += width;
+    else if (width)
+      roundWidths.push_back(width);
+    previousReduces = width != 0;
+  }
   reductionRounds = roundWidths.size();
   int64_t values = 0;
   for (int64_t width : roundWidths)
@@ -969,30 +984,77 @@ FailureOr<Value> RowKernelLowering::identity(CombiningKind kind, Type type) {
   return Value(arith::ConstantOp::create(b, loc, attr));
 }
 
-LogicalResult RowKernelLowering::lowerReduce(ReduceOp op) {
-  auto it = fragments.find(op.getInput());
+FailureOr<RowKernelLowering::PendingReduction>
+RowKernelLowering::beginReduction(Operation *op) {
+  Value input = op->getOperand(0);
+  auto it = fragments.find(input);
   if (it == fragments.end())
-    return op.emitOpError("reduces a row the lowering has not seen");
-  FailureOr<Value> result =
-      reduceFragments(op, op.getKind(), it->second, op.getResult().getType());
-  if (failed(result))
-    return failure();
-  scalars.map(op.getResult(), *result);
-  return success();
+    return op->emitOpError("reduces a row the lowering has not seen");
+  Type f32 = b.getF32Type();
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    Type elt = reduce.getResult().getType();
+    if (!elt.isF32() && !elt.isInteger(32))
+      return op->emitOpError("reduces ")
+             << elt << "; the lowering supports f32 and i32 reductions";
+    FailureOr<Value> ident = identity(reduce.getKind(), elt);
+    if (failed(ident))
+      return failure();
+    return PendingReduction{
+        op, Term{reduce.getKind()},
+        {reduceInThread(reduce.getKind(), it->second, *ident)}};
+  }
+  // A logsumexp is one exchange of the online pair: each thread takes the
+  // maximum m of its own elements and the sum of exp(x - m) over them (a
+  // thread whose elements are all -inf shifts by 0, so its sum is 0, not
+  // NaN), then the pairs combine across the row.
+  Value negInf = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(f32, -std::numeric_limits<double>::infinity()));
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, 0.0));
+  Value max = reduceInThread(CombiningKind::Max, it->second, negInf);
+  Value shiftFrag =
+      vector::BroadcastOp::create(b, loc, fragmentType(f32), onlineShift(max));
+  SmallVector<Value> exps;
+  for (Value frag : it->second)
+    exps.push_back(math::ExpOp::create(
+        b, loc, arith::SubFOp::create(b, loc, frag, shiftFrag)));
+  Value sum = reduceInThread(CombiningKind::Add, exps, zero);
+  return PendingReduction{op, Term{CombiningKind::Max, /*online=*/true},
+                          {max, sum}};
 }
 
-FailureOr<Value> RowKernelLowering::reduceFragments(Operation *op,
-                                                    CombiningKind kind,
-                                                    ArrayRef<Value> frags,
-                                                    Type elt) {
-  if (!elt.isF32() && !elt.isInteger(32))
-    return op->emitOpError("reduces ")
-           << elt << "; the lowering supports f32 and i32 reductions";
-  FailureOr<Value> ident = identity(kind, elt);
-  if (failed(ident))
-    return failure();
-  Value acc = reduceInThread(kind, frags, *ident);
-  return exchange(Term{kind}, {acc}).front();
+void RowKernelLowering::finishReduction(const PendingReduction &pending,
+                                        ArrayRef<Value> combined) {
+  if (!pending.term.online) {
+    scalars.map(pending.op->getResult(0), combined[0]);
+    return;
+  }
+  // lse = shift + log(sum); a row that is all -inf gives -inf.
+  Value shift = onlineShift(combined[0]);
+  Value lse = arith::AddFOp::create(b, loc, shift,
+                                    math::LogOp::create(b, loc, combined[1]));
+  scalars.map(pending.op->getResult(0), lse);
+}
+
+LogicalResult
+RowKernelLowering::lowerReductions(ArrayRef<Operation *> group) {
+  SmallVector<PendingReduction> pending;
+  SmallVector<Term> terms;
+  SmallVector<Value> partials;
+  for (Operation *op : group) {
+    FailureOr<PendingReduction> p = beginReduction(op);
+    if (failed(p))
+      return failure();
+    terms.push_back(p->term);
+    partials.append(p->partial.begin(), p->partial.end());
+    pending.push_back(std::move(*p));
+  }
+  SmallVector<Value> combined = exchange(terms, partials);
+  size_t next = 0;
+  for (const PendingReduction &p : pending) {
+    finishReduction(p, ArrayRef(combined).slice(next, p.term.width()));
+    next += p.term.width();
+  }
+  return success();
 }
 
 Value RowKernelLowering::reduceInThread(CombiningKind kind,
@@ -1267,35 +1329,6 @@ LogicalResult RowKernelLowering::lowerColumn(ColumnOp op) {
   return success();
 }
 
-LogicalResult RowKernelLowering::lowerLogSumExp(LogSumExpOp op) {
-  auto it = fragments.find(op.getInput());
-  if (it == fragments.end())
-    return op.emitOpError("reduces a row the lowering has not seen");
-  Type f32 = b.getF32Type();
-  // One exchange of the online pair: each thread takes the maximum m of its
-  // own elements and the sum of exp(x - m) over them (a thread whose
-  // elements are all -inf shifts by 0, so its sum is 0, not NaN), then the
-  // pairs combine across the row. A row that is all -inf gives -inf.
-  Value negInf = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(f32, -std::numeric_limits<double>::infinity()));
-  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, 0.0));
-  Value max = reduceInThread(CombiningKind::Max, it->second, negInf);
-  Value shiftFrag =
-      vector::BroadcastOp::create(b, loc, fragmentType(f32), onlineShift(max));
-  SmallVector<Value> exps;
-  for (Value frag : it->second)
-    exps.push_back(math::ExpOp::create(
-        b, loc, arith::SubFOp::create(b, loc, frag, shiftFrag)));
-  Value sum = reduceInThread(CombiningKind::Add, exps, zero);
-  SmallVector<Value> pair =
-      exchange(Term{CombiningKind::Max, /*online=*/true}, {max, sum});
-  Value shift = onlineShift(pair[0]);
-  Value lse = arith::AddFOp::create(b, loc, shift,
-                                    math::LogOp::create(b, loc, pair[1]));
-  scalars.map(op.getResult(), lse);
-  return success();
-}
-
 LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
   // Splat constants and broadcasts give the same fragment to every slot.
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
@@ -1370,14 +1403,10 @@ LogicalResult RowKernelLowering::lowerOp(Operation *op) {
     return lowerLoad(load);
   if (auto store = dyn_cast<StoreOp>(op))
     return lowerStore(store);
-  if (auto reduce = dyn_cast<ReduceOp>(op))
-    return lowerReduce(reduce);
   if (auto gather = dyn_cast<GatherOp>(op))
     return lowerGather(gather);
   if (auto column = dyn_cast<ColumnOp>(op))
     return lowerColumn(column);
-  if (auto lse = dyn_cast<LogSumExpOp>(op))
-    return lowerLogSumExp(lse);
   if (auto sum = dyn_cast<SumRowsOp>(op))
     return lowerSumRows(sum);
   bool touchesRows =
@@ -1447,7 +1476,18 @@ LogicalResult RowKernelLowering::run() {
     return failure();
   if (!rowSums.empty())
     beginRowLoop();
-  for (Operation &op : kernel.getBody().front()) {
+  Block &body = kernel.getBody().front();
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    Operation &op = *it;
+    if (isa<ReduceOp, LogSumExpOp>(op)) {
+      SmallVector<Operation *> group = {&op};
+      while (std::next(it) != body.end() &&
+             isa<ReduceOp, LogSumExpOp>(*std::next(it)))
+        group.push_back(&*++it);
+      if (failed(lowerReductions(group)))
+        return failure();
+      continue;
+    }
     // Outputs may alias inputs (a gradient written in place over the
     // logits): every gather of the CTA must have read its element before
     // any thread writes a row, so the first matrix store waits for all.

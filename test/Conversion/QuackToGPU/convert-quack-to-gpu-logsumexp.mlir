@@ -71,3 +71,29 @@ quack.kernel @lse_cluster(%x: memref<?x65536xbf16> {quack.name = "x"},
   quack.store %l, %out : f32, memref<?xf32>
   quack.return
 }
+
+// -----
+
+// Adjacent reductions share one exchange: a sum and a logsumexp are three
+// values per warp (16 warps x 3 x 4 bytes), one barrier, and their
+// butterflies interleave.
+// CHECK-LABEL: gpu.module @grouped
+// CHECK: !llvm.array<192 x i8>
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.addf
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32
+// CHECK-NEXT: arith.maximumf
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: math.log
+// CHECK: gpu.return
+quack.kernel @grouped(%x: memref<?x4096xf32> {quack.name = "x"},
+                      %out: memref<?xf32> {quack.name = "out", quack.role = "output"}) {
+  %row = quack.load %x : memref<?x4096xf32> -> vector<4096xf32>
+  %s = quack.reduce <add> %row : vector<4096xf32> -> f32
+  %l = quack.logsumexp %row : vector<4096xf32> -> f32
+  %r = arith.addf %s, %l : f32
+  quack.store %r, %out : f32, memref<?xf32>
+  quack.return
+}

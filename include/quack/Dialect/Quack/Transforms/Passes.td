@@ -57,6 +57,40 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
   ];
 }
 
+def QuackGroupReductions : Pass<"quack-group-reductions", "::mlir::ModuleOp"> {
+  let summary = "makes independent reductions over the row adjacent, so that "
+                "they share one exchange";
+  let description = [{
+    Each run of adjacent `quack.reduce` / `quack.logsumexp` ops lowers to one
+    exchange between threads (one warp butterfly, one barrier, one cluster
+    round, several values at a time). This pass moves a later reduction next
+    to an earlier one when it does not depend on it, together with the
+    elementwise ops and loads it needs, which move before the earlier
+    reduction. Nothing moves that writes memory, that depends on a
+    reduction of the group, or that reads memory across a write (an output
+    may alias an input).
+
+    LayerNorm's backward reduces mean(g) and mean(xhat * g), independent of
+    each other: one exchange instead of two.
+
+    ```mlir
+    %a = quack.reduce <add> %g : vector<4096xf32> -> f32
+    %m = arith.divf %a, %n : f32
+    %p = arith.mulf %xhat, %g : vector<4096xf32>
+    %c = quack.reduce <add> %p : vector<4096xf32> -> f32
+    ```
+
+    becomes
+
+    ```mlir
+    %p = arith.mulf %xhat, %g : vector<4096xf32>
+    %a = quack.reduce <add> %g : vector<4096xf32> -> f32
+    %c = quack.reduce <add> %p : vector<4096xf32> -> f32
+    %m = arith.divf %a, %n : f32
+    ```
+  }];
+}
+
 def QuackScheduleLoads : Pass<"quack-schedule-loads", "::mlir::ModuleOp"> {
   let summary = "places each load where it costs least: per-row reads first, "
                 "weights at their first use";
