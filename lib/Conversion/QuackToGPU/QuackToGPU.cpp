@@ -352,13 +352,6 @@ void RowKernelLowering::buildSignature() {
     func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                   b.getI32IntegerAttr(static_cast<int32_t>(
                       std::min<int64_t>(255, 65536 / threads))));
-  // Without any register directive ptxas may trade a spill for one more
-  // 512-thread CTA per SM (layernorm_fwd f32 at N = 131072: 40 registers
-  // and a 4-byte spill, against 44 and none): .minnctapersm 1 asks only for
-  // what the kernel needs.
-  else if (config.clusterSize > 1 && config.minCtasPerSm == 0)
-    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                  b.getI32IntegerAttr(1));
   func->setAttr("quack.abi", b.getArrayAttr(abi));
   func->setAttr(kConfigAttrName, config.toAttr(kernel.getContext()));
   func->setAttr("quack.row_length", b.getI64IntegerAttr(rowLength));
