@@ -103,8 +103,29 @@ def case(kernel, t, m, n):
         def check(x, tg, loss, lse):
             return lse.double(), torch.logsumexp(x.double(), -1)
         return lau, run, make, check, m * n * b + 16 * m
+    if kernel == "cross_entropy_fwd_bwd":
+        lau = Launcher("cross_entropy_fwd_bwd", ("T", "N", "IGNORE"))
+        key = (t, n, "false")
+        scale = float_bits(1.0 / m)
+
+        def make():
+            x = torch.randn(m, n, device="cuda").to(DT[t])
+            tg = torch.randint(0, n, (m,), device="cuda")
+            return x, tg, torch.empty(m, device="cuda"), torch.empty_like(x)
+
+        def run(x, tg, loss, dx):
+            lau.launch(key, m, (x.data_ptr(), n, tg.data_ptr(), scale,
+                                loss.data_ptr(), dx.data_ptr(), n), stream())
+
+        def check(x, tg, loss, dx):
+            xd = x.double()
+            ref = (torch.softmax(xd, -1) - torch.nn.functional.one_hot(
+                tg, n).double()) / m
+            return dx.double(), ref
+        return lau, run, make, check, 2 * m * n * b + 12 * m
     raise SystemExit(f"tune.py: unknown kernel {kernel!r}; known: "
-                     "softmax_fwd, rmsnorm_fwd, cross_entropy_fwd")
+                     "softmax_fwd, rmsnorm_fwd, cross_entropy_fwd, "
+                     "cross_entropy_fwd_bwd")
 
 
 def root_kernels(root):
