@@ -136,21 +136,22 @@ struct QuackSelectConfigPass
 
     // A measured config for this kernel, element size and N, unless a knob
     // is forced.
+    // An entry whose CTA would exceed kMaxCtaThreads is ignored.
     std::optional<TunedConfig> tuned;
+    int64_t tunedThreads = 0;
     if (useTuned && config.clusterSize == 1 && threadsPerRow <= 0 &&
         rowsPerCta <= 0) {
       tuned = lookupTunedConfig(arch, kernel.getSymName(), bytes, n);
       if (tuned) {
-        int64_t threads = static_cast<int64_t>(llvm::PowerOf2Ceil(
+        tunedThreads = static_cast<int64_t>(llvm::PowerOf2Ceil(
             llvm::divideCeil(vectorsPerCta, tuned->vectorsPerThread)));
-        if (threads * tuned->rowsPerCta > kMaxCtaThreads)
+        if (tunedThreads * tuned->rowsPerCta > kMaxCtaThreads)
           tuned.reset();
       }
     }
 
     if (tuned) {
-      config.threadsPerRow = static_cast<int64_t>(llvm::PowerOf2Ceil(
-          llvm::divideCeil(vectorsPerCta, tuned->vectorsPerThread)));
+      config.threadsPerRow = tunedThreads;
       why << "threads_per_row=" << config.threadsPerRow << " (~"
           << llvm::divideCeil(vectorsPerCta, config.threadsPerRow) << " of "
           << vectorsPerCta << " vectors per thread; tuned: kernels/tuning/"
