@@ -291,6 +291,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   pipeline.rowsPerCta = options.rowsPerCta;
   pipeline.clusterSize = options.clusterSize;
   pipeline.minCtasPerSm = options.minCtasPerSm;
+  pipeline.prefetch = options.prefetch;
   pipeline.useTuned = options.useTuned;
 
   // 2. Config selection.
@@ -492,6 +493,13 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.useTuned = v == "1";
       continue;
     }
+    if (key == "prefetch") {
+      StringRef v = value.trim();
+      if (v != "0" && v != "1")
+        return "config: 'prefetch' takes 0 or 1, got '" + v.str() + "'";
+      options.prefetch = v == "1";
+      continue;
+    }
     int64_t number;
     if (value.trim().getAsInteger(10, number) || number <= 0)
       return "config: '" + item.str() + "' needs a positive integer value";
@@ -509,7 +517,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.minCtasPerSm = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas, tuned";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch";
   }
   return "";
 }

@@ -50,6 +50,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.rowsPerCta = options.rowsPerCta;
   config.clusterSize = options.clusterSize;
   config.minCtasPerSm = options.minCtasPerSm;
+  config.prefetch = options.prefetch;
   config.useTuned = options.useTuned;
   pm.addPass(mlir::quack::createQuackGroupReductions());
   pm.addPass(mlir::quack::createQuackScheduleLoads());

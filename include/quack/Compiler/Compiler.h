@@ -46,6 +46,8 @@ struct CompileOptions {
   int64_t rowsPerCta = 0;
   int64_t clusterSize = 0;
   int64_t minCtasPerSm = -1;
+  /// Prefetch of the next row group in persistent kernels (-1: choose).
+  int64_t prefetch = -1;
   /// Whether the architecture's table of measured configs
   /// (kernels/tuning/) may choose threads per row and rows per CTA.
   bool useTuned = true;

@@ -43,6 +43,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "min-ctas-per-sm",
       llvm::cl::desc("CTAs each SM must hold, capping registers (-1: choose)"),
       llvm::cl::init(-1)};
+  Option<int64_t> prefetch{
+      *this, "prefetch",
+      llvm::cl::desc("persistent kernels load the next row group early "
+                     "(-1: choose, 0: no, 1: yes)"),
+      llvm::cl::init(-1)};
   Option<bool> useTuned{
       *this, "tuned",
       llvm::cl::desc("use the architecture's table of measured configs"),

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::quack {
@@ -123,8 +124,15 @@ private:
   // writes its partials to the workspace, and a second kernel sums them.
   /// Computes `row` and `rowValid` for the row group `group` (i64).
   void setRowGroup(Value group);
-  /// Opens the loop over row groups, carrying the partial sums.
-  void beginRowLoop();
+  /// Opens the loop over row groups, carrying the partial sums (and, with
+  /// config.prefetch, the next row group's inputs).
+  LogicalResult beginRowLoop();
+  /// Lowers the prefetched loads for the current row group and returns
+  /// their values in order (a matrix load's fragments, a per-row scalar).
+  FailureOr<SmallVector<Value>> loadRowInputs();
+  /// Maps the prefetched loads' results to `values` (as loadRowInputs
+  /// orders them).
+  void mapRowInputs(ValueRange values);
   /// Closes it and writes the partial sums to the workspace.
   void endRowLoop();
   /// Builds `<kernel>_finish`: sums the workspace's partials column by
@@ -276,6 +284,13 @@ private:
   scf::ForOp rowLoop;
   /// Partial sums, [sum][vector], as the loop body sees and updates them.
   SmallVector<Value> partials;
+  /// With config.prefetch: the loads of matrix rows and per-row scalars
+  /// before the first store, which the loop issues one row group ahead,
+  /// and their values for the next row group (yielded to the next
+  /// iteration).
+  SmallVector<LoadOp> prefetchedLoads;
+  llvm::SmallPtrSet<Operation *, 8> prefetchedOps;
+  SmallVector<Value> nextInputs;
   /// Parity of the cluster mbarriers' phase in this iteration (i32).
   Value clusterParity;
   /// Row groups the grid holds at once (nctaid.x / clusterSize, i64).
@@ -471,10 +486,37 @@ void RowKernelLowering::setRowGroup(Value group) {
                                    numRows);
 }
 
-void RowKernelLowering::beginRowLoop() {
+FailureOr<SmallVector<Value>> RowKernelLowering::loadRowInputs() {
+  SmallVector<Value> values;
+  for (LoadOp load : prefetchedLoads) {
+    if (failed(lowerLoad(load)))
+      return failure();
+    if (classifyArgType(load.getSource().getType()) == ArgKind::PerRow)
+      values.push_back(scalars.lookup(load.getResult()));
+    else
+      llvm::append_range(values, fragments[load.getResult()]);
+  }
+  return values;
+}
+
+void RowKernelLowering::mapRowInputs(ValueRange values) {
+  size_t next = 0;
+  for (LoadOp load : prefetchedLoads) {
+    if (classifyArgType(load.getSource().getType()) == ArgKind::PerRow) {
+      scalars.map(load.getResult(), values[next++]);
+      continue;
+    }
+    fragments[load.getResult()] = llvm::to_vector(
+        values.slice(next, config.vectorsPerThread));
+    next += config.vectorsPerThread;
+  }
+}
+
+LogicalResult RowKernelLowering::beginRowLoop() {
   Type i32 = b.getI32Type();
-  // Peers signal this CTA's mbarriers from the first iteration on.
-  waitForClusterInit();
+  // The preamble's cluster arrive (after the mbarrier inits) is matched by
+  // the wait before the first iteration's first remote store: peers signal
+  // this CTA's mbarriers from then on.
   Value rowsPerCta = constI64(config.rowsPerCta);
   Value groups = arith::DivUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, numRows,
@@ -489,38 +531,75 @@ void RowKernelLowering::beginRowLoop() {
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(fragmentType(b.getF32Type()), 0.0f));
   SmallVector<Value> inits(rowSums.size() * config.vectorsPerThread, zero);
+  size_t numPartials = inits.size();
+  if (!prefetchedLoads.empty()) {
+    // The first row group's inputs, loaded before the loop.
+    setRowGroup(firstRowGroup);
+    FailureOr<SmallVector<Value>> first = loadRowInputs();
+    if (failed(first))
+      return failure();
+    llvm::append_range(inits, *first);
+  }
+  size_t numInputs = inits.size() - numPartials;
   if (config.clusterSize > 1)
     inits.push_back(constI32(0));
   rowLoop = scf::ForOp::create(b, loc, firstRowGroup, groups, gridRowGroups,
                                inits);
   b.setInsertionPointToStart(rowLoop.getBody());
-  setRowGroup(rowLoop.getInductionVar());
+  Value group = rowLoop.getInductionVar();
   auto iterArgs = rowLoop.getRegionIterArgs();
-  partials.assign(iterArgs.begin(),
-                  iterArgs.begin() + rowSums.size() * config.vectorsPerThread);
+  partials.assign(iterArgs.begin(), iterArgs.begin() + numPartials);
   if (config.clusterSize > 1)
     clusterParity = iterArgs.back();
+  if (!prefetchedLoads.empty()) {
+    // The next row group's loads go out first, so that they are in flight
+    // while this one is reduced, exchanged and written (past M, their
+    // predicates are false and nothing is read).
+    setRowGroup(arith::AddIOp::create(b, loc, group, gridRowGroups));
+    FailureOr<SmallVector<Value>> next = loadRowInputs();
+    if (failed(next))
+      return failure();
+    nextInputs = std::move(*next);
+    mapRowInputs(ValueRange(iterArgs).slice(numPartials, numInputs));
+  }
+  setRowGroup(group);
+  return success();
 }
 
 void RowKernelLowering::endRowLoop() {
   NVVMTargetInfo target(b, loc);
   // The next iteration reuses this one's shared-memory slots: every thread
   // must have read them before any thread writes them again.
-  if (config.clusterSize > 1 && reductionRounds > 0) {
-    // Re-arm each round's mbarrier for the next phase, then a cluster
-    // barrier, so that no peer sends the next row's partial before every
-    // CTA has read this row's and armed its barrier.
+  bool clusterRounds = config.clusterSize > 1 && reductionRounds > 0;
+  int64_t warpsPerRow = config.threadsPerRow / kWarpSize;
+  if (clusterRounds) {
+    // Re-arm each round's mbarrier for the next phase, then arrive on the
+    // cluster barrier (release). The matching wait comes in the next
+    // iteration, just before its first remote store, so that its loads
+    // and the exchange inside the CTA proceed meanwhile: no peer sends the
+    // next row's partials before every CTA has read this row's and armed
+    // its barriers. The warps' slots in this CTA are reused before that
+    // wait, so a CTA barrier orders them.
     armClusterBarriers(/*initialise=*/false);
+    if (warpsPerRow > 1)
+      target.barrier();
     target.clusterArrive();
-    target.clusterWait();
+    clusterWaitPending = true;
   } else if (sharedBytes > 0) {
     target.barrier();
   }
   SmallVector<Value> yields(partials);
+  llvm::append_range(yields, nextInputs);
   if (config.clusterSize > 1)
     yields.push_back(arith::XOrIOp::create(b, loc, clusterParity, constI32(1)));
   scf::YieldOp::create(b, loc, yields);
   b.setInsertionPointAfter(rowLoop);
+  // The wait matching the last iteration's arrive (or, when the loop runs
+  // no iteration, the preamble's).
+  if (clusterRounds) {
+    clusterWaitPending = true;
+    waitForClusterInit();
+  }
 
   // Partial sums of row slot p = group * rowsPerCta + rowInCta, where the
   // grid holds `groups` row groups at a time: workspace[sum][p][column].
@@ -1467,11 +1546,27 @@ LogicalResult RowKernelLowering::run() {
       scalars.map(kernel.getBody().getArgument(index), arg.scalar);
   if (failed(orderGathersBeforeStores()))
     return failure();
-  if (!rowSums.empty())
-    beginRowLoop();
   Block &body = kernel.getBody().front();
+  if (!rowSums.empty() && config.prefetch) {
+    for (Operation &op : body) {
+      if (isa<StoreOp>(op))
+        break;
+      auto load = dyn_cast<LoadOp>(op);
+      if (!load)
+        continue;
+      ArgKind kind = classifyArgType(load.getSource().getType());
+      if (kind == ArgKind::Matrix || kind == ArgKind::PerRow) {
+        prefetchedLoads.push_back(load);
+        prefetchedOps.insert(load);
+      }
+    }
+  }
+  if (!rowSums.empty() && failed(beginRowLoop()))
+    return failure();
   for (auto it = body.begin(); it != body.end(); ++it) {
     Operation &op = *it;
+    if (prefetchedOps.contains(&op))
+      continue;
     if (isa<ReduceOp, LogSumExpOp>(op)) {
       SmallVector<Operation *> group = {&op};
       while (std::next(it) != body.end() &&

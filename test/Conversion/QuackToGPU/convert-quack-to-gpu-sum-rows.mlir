@@ -1,4 +1,5 @@
 // RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu | FileCheck %s
+// RUN: quack-opt %s --quack-select-config=prefetch=0 --convert-quack-to-gpu | FileCheck %s --check-prefix=NOPRE
 
 // A sum over rows: the grid is persistent, each CTA loops over row groups
 // from ctaid.x in steps of nctaid.x carrying one f32 partial per element it
@@ -50,28 +51,61 @@ quack.kernel @dw(%x: memref<?x1024xbf16, strided<[?, 1]>>,
 }
 
 // On the cluster path (bf16, N = 16384: 2 CTAs) the loop carries the parity
-// of the exchange's mbarrier phase. Each iteration waits on that parity,
-// re-arms the mbarriers (without initialising them again) and ends with a
-// cluster barrier, so that no peer sends the next row's partial early. The
-// CTA, alone on its SM, may use 128 registers.
+// of the exchange's mbarrier phase and, with prefetch (chosen there), the
+// next row group's inputs: the first group is loaded before the loop, each
+// iteration first loads the next one and yields it. Each iteration waits on
+// the parity, re-arms the mbarriers (without initialising them again), and
+// ends with a CTA barrier (the warps' slots) and a cluster arrive whose wait
+// comes in the next iteration just before the first st.async; the wait for
+// the last arrive follows the loop. The CTA, alone on its SM, may use 128
+// registers.
 // CHECK-LABEL: gpu.module @dw_cluster
 // CHECK: gpu.func @dw_cluster
 // CHECK-SAME: nvvm.maxnreg = 128 : i32
+// CHECK-SAME: prefetch = true
 // CHECK: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK: nvvm.cluster.arrive.relaxed
-// CHECK: nvvm.cluster.wait
-// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[PARITY:.*]] = %c0_i32{{.*}}) -> ({{.*}}, i32)
+// CHECK-NOT: nvvm.cluster.wait
+// CHECK: %[[FIRST0:.*]] = scf.if
+// CHECK: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK: %[[FIRST1:.*]] = scf.if
+// CHECK: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %{{.*}} = %[[FIRST0]], %{{.*}} = %[[FIRST1]], %[[PARITY:.*]] = %c0_i32{{.*}}) -> ({{.*}}, vector<8xbf16>, vector<8xbf16>, i32)
+// CHECK: %[[NEXT0:.*]] = scf.if
+// CHECK: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK: %[[NEXT1:.*]] = scf.if
+// CHECK: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK-NOT: st.async
+// CHECK: nvvm.cluster.wait {aligned}
+// CHECK-NOT: nvvm.cluster
 // CHECK: st.async
 // CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PARITY]]
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: nvvm.cluster.arrive {aligned}
+// CHECK: %[[FLIP:.*]] = arith.xori %[[PARITY]], %c1_i32
+// CHECK: scf.yield {{.*}}, %[[NEXT0]], %[[NEXT1]], %[[FLIP]] : {{.*}}, vector<8xbf16>, vector<8xbf16>, i32
+// CHECK-NEXT: }
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
-// CHECK: %[[NEXT:.*]] = arith.xori %[[PARITY]], %c1_i32
-// CHECK: scf.yield {{.*}}, %[[NEXT]] : {{.*}}, i32
 // CHECK: gpu.func @dw_cluster_finish
+
+// Without prefetch, the loop carries the partials and the parity only, and
+// loads the row group it is on.
+// NOPRE-LABEL: gpu.func @dw_cluster(
+// NOPRE-SAME: prefetch = false
+// NOPRE-NOT: llvm.load
+// NOPRE: scf.for {{.*}} iter_args(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}} = %c0_i32{{.*}}) -> (vector<8xf32>, vector<8xf32>, i32)
+// NOPRE: llvm.load {{.*}} -> vector<8xbf16>
+// NOPRE: nvvm.cluster.wait {aligned}
+// NOPRE: st.async
+// NOPRE: nvvm.cluster.arrive {aligned}
+// NOPRE: scf.yield {{.*}} : vector<8xf32>, vector<8xf32>, i32
+// NOPRE-NEXT: }
+// NOPRE-NEXT: nvvm.cluster.wait {aligned}
 quack.kernel @dw_cluster(%x: memref<?x16384xbf16, strided<[?, 1]>>,
                          %dw: memref<16384xbf16> {quack.role = "output", quack.name = "dw"}) {
   %row = quack.load %x : memref<?x16384xbf16, strided<[?, 1]>> -> vector<16384xbf16>

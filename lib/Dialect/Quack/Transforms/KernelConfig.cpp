@@ -18,6 +18,7 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
       b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
       b.getNamedAttr("cluster_size", b.getI64IntegerAttr(clusterSize)),
       b.getNamedAttr("min_ctas_per_sm", b.getI64IntegerAttr(minCtasPerSm)),
+      b.getNamedAttr("prefetch", b.getBoolAttr(prefetch)),
       b.getNamedAttr("rows_per_cta", b.getI64IntegerAttr(rowsPerCta)),
       b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(threadsPerRow)),
       b.getNamedAttr("vector", b.getI64IntegerAttr(vector)),
@@ -57,6 +58,13 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
       return kernel.emitOpError("'")
              << kConfigAttrName << "' needs 'min_ctas_per_sm' in [0, 32]";
     config.minCtasPerSm = v.getInt();
+  }
+  if (Attribute v = dict.get("prefetch")) {
+    auto flag = dyn_cast<BoolAttr>(v);
+    if (!flag)
+      return kernel.emitOpError("'")
+             << kConfigAttrName << "' needs a boolean 'prefetch'";
+    config.prefetch = flag.getValue();
   }
   if (config.clusterSize > kMaxClusterSize)
     return kernel.emitOpError("'")

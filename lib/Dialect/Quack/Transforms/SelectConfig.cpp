@@ -24,6 +24,13 @@ namespace {
 
 /// Threads per CTA the cluster path aims for (see select()).
 constexpr int64_t kClusterCtaThreads = 512;
+/// Registers a persistent loop may carry for partial sums and two row
+/// groups' inputs (per-row scalars count two) before prefetching the next
+/// group makes ptxas spill at 512 threads and 128 registers per thread.
+/// Calibrated with ptxas over the catalogue: rmsnorm_bwd in bf16 carries
+/// 50 and does not spill; layernorm_bwd in bf16 carries 52 (its mean and
+/// rstd) and spills 24 bytes. The catalogue's spill tests hold it.
+constexpr int64_t kPrefetchRegisters = 50;
 /// Bytes of a row (of its widest element type) the cluster path aims to
 /// give each CTA: 16384 16-bit or 8192 32-bit elements.
 constexpr int64_t kClusterCtaBytes = 32768;
@@ -216,6 +223,42 @@ struct QuackSelectConfigPass
       config.minCtasPerSm = minCtasPerSm;
       if (minCtasPerSm > 0)
         why << "; min_ctas_per_sm=" << minCtasPerSm.getValue() << " (forced)";
+    }
+    // Persistent kernels (sums over rows) on the cluster path: a CTA is
+    // alone on its SM, so the next row group's loads should be in flight
+    // while the current one is exchanged between CTAs. The loop then
+    // carries the f32 partial sums and two row groups' inputs; above
+    // kPrefetchRegisters 32-bit registers of those, ptxas spills.
+    Block &body = kernel.getBody().front();
+    bool persistent = !body.getOps<SumRowsOp>().empty();
+    int64_t values = config.vectorsPerThread * config.vector;
+    int64_t carried = 0;
+    for (SumRowsOp sum : body.getOps<SumRowsOp>()) {
+      (void)sum;
+      carried += values;
+    }
+    for (LoadOp load : body.getOps<LoadOp>()) {
+      ArgKind kind = classifyArgType(load.getSource().getType());
+      if (kind == ArgKind::PerRow)
+        carried += 2;
+      else if (kind == ArgKind::Matrix)
+        carried += 2 * llvm::divideCeil(
+                           values * cast<MemRefType>(load.getSource().getType())
+                                        .getElementTypeBitWidth(),
+                           32);
+    }
+    if (prefetch >= 0) {
+      if (prefetch > 1)
+        return kernel.emitOpError("prefetch must be 0 or 1, got ")
+               << prefetch.getValue();
+      config.prefetch = persistent && prefetch == 1;
+      if (persistent)
+        why << "; prefetch=" << prefetch.getValue() << " (forced)";
+    } else if (persistent && config.clusterSize > 1 &&
+               carried <= kPrefetchRegisters) {
+      config.prefetch = true;
+      why << "; prefetch=1 (one CTA per SM loops over rows; the loop carries "
+          << carried << " registers)";
     }
     if (config.ctaThreads() > kMaxCtaThreads)
       return kernel.emitOpError("threads_per_row * rows_per_cta = ")

@@ -33,6 +33,10 @@ struct KernelConfig {
   /// CTAs each SM must hold at once (ptxas .minnctapersm, which caps the
   /// registers per thread); 0 leaves ptxas free.
   int64_t minCtasPerSm = 0;
+  /// Persistent kernels (sums over rows): load the next row group's inputs
+  /// while the current one is reduced, exchanged and written, at the cost
+  /// of holding two row groups' inputs in registers.
+  bool prefetch = false;
   /// Byte alignment assumed for every pointer and row stride.
   int64_t alignment = 16;
   /// Why these values were chosen, for --print-config.

@@ -48,6 +48,9 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
     Option<"minCtasPerSm", "min-ctas-per-sm", "int64_t", /*default=*/"-1",
            "CTAs each SM must hold at once, capping registers (-1: choose, "
            "0: no cap)">,
+    Option<"prefetch", "prefetch", "int64_t", /*default=*/"-1",
+           "persistent kernels (sums over rows) load the next row group "
+           "while the current one is processed (-1: choose, 0: no, 1: yes)">,
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
            "target architecture">,
     Option<"useTuned", "tuned", "bool", /*default=*/"true",
