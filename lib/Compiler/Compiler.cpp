@@ -486,18 +486,16 @@ std::string parseConfigOverrides(llvm::StringRef text,
   for (StringRef item : items) {
     auto [key, value] = item.split('=');
     key = key.trim();
-    if (key == "tuned") {
+    // 0/1 flags.
+    if (key == "tuned" || key == "prefetch") {
       StringRef v = value.trim();
       if (v != "0" && v != "1")
-        return "config: 'tuned' takes 0 or 1, got '" + v.str() + "'";
-      options.useTuned = v == "1";
-      continue;
-    }
-    if (key == "prefetch") {
-      StringRef v = value.trim();
-      if (v != "0" && v != "1")
-        return "config: 'prefetch' takes 0 or 1, got '" + v.str() + "'";
-      options.prefetch = v == "1";
+        return "config: '" + key.str() + "' takes 0 or 1, got '" + v.str() +
+               "'";
+      if (key == "tuned")
+        options.useTuned = v == "1";
+      else
+        options.prefetch = v == "1";
       continue;
     }
     int64_t number;

@@ -792,22 +792,38 @@ void RowKernelLowering::armClusterBarriers(bool initialise) {
                                             NVVMTargetInfo::kShared);
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         constI32(0));
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirst,
-                                /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  NVVMTargetInfo target(b, loc);
-  Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
-  for (int64_t r = 0; r < reductionRounds; ++r) {
-    Value bar = LLVM::GEPOp::create(
-        b, loc, smemPtr, b.getI8Type(), smem,
-        ValueRange{constI32(clusterBarrierOffset + 8 * r)});
-    if (initialise)
-      target.mbarrierInit(bar, 1);
-    target.mbarrierArriveExpectTx(bar, 4 * roundWidths[r] * config.clusterSize);
+  // Emits `body(target, barrier of round r, r)` for every round, in
+  // thread 0.
+  auto inThreadZero = [&](function_ref<void(NVVMTargetInfo &, Value, int64_t)> body,
+                          bool fence) {
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirst,
+                                  /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    NVVMTargetInfo target(b, loc);
+    Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
+    for (int64_t r = 0; r < reductionRounds; ++r)
+      body(target, LLVM::GEPOp::create(
+                       b, loc, smemPtr, b.getI8Type(), smem,
+                       ValueRange{constI32(clusterBarrierOffset + 8 * r)}),
+           r);
+    if (fence)
+      target.fenceMbarrierInit();
+  };
+  if (initialise) {
+    inThreadZero(
+        [](NVVMTargetInfo &t, Value bar, int64_t) { t.mbarrierInit(bar, 1); },
+        /*fence=*/true);
+    // Orders the inits before the arrive below for tools that check
+    // shared-memory hazards (ptxas makes a single init warp-uniform, and
+    // compute-sanitizer's racecheck then flags the arrive of thread 0).
+    NVVM::SyncWarpOp::create(b, loc, constI32(-1));
   }
-  if (initialise)
-    target.fenceMbarrierInit();
+  inThreadZero(
+      [&](NVVMTargetInfo &t, Value bar, int64_t r) {
+        t.mbarrierArriveExpectTx(bar, 4 * roundWidths[r] * config.clusterSize);
+      },
+      /*fence=*/false);
 }
 
 void RowKernelLowering::initClusterBarriers() {

@@ -13,13 +13,16 @@
 // CHECK: arith.muli %{{.*}}, %c16384_i64 : i64
 // The CTAs of a cluster share a row: row = ctaid.x / 4.
 // CHECK: arith.divui %{{.*}}, %c4_i64{{.*}} : i64
-// Thread 0 initialises the round's mbarrier to expect 4 partials of 4
-// bytes, fences the init for the cluster; all threads arrive (relaxed) on
-// the cluster barrier before the loads.
+// Thread 0 initialises the round's mbarrier and fences the init for the
+// cluster; after a warp barrier (which orders the init before the arrive
+// for racecheck), thread 0 arms it to expect 4 partials of 4 bytes; all
+// threads arrive (relaxed) on the cluster barrier before the loads.
 // CHECK: scf.if
 // CHECK: nvvm.mbarrier.init %[[BAR0:.*]], %c1_i32{{.*}} : !llvm.ptr<3>, i32
-// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR0]], %c16_i32{{.*}} : !llvm.ptr<3>, i32
 // CHECK: nvvm.fence.mbarrier.init
+// CHECK: nvvm.bar.warp.sync
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16_i32{{.*}} : !llvm.ptr<3>, i32
 // CHECK: nvvm.cluster.arrive.relaxed {aligned}
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
 // CHECK: nvvm.shfl.sync  bfly
