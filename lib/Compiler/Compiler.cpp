@@ -21,6 +21,8 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
+
 using namespace mlir;
 
 namespace quack {
@@ -298,9 +300,14 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   if (failed(runPipeline(*module, buildQuackConfigPipeline, pipeline)))
     return failure();
   std::map<std::string, std::string> reasons;
+  bool prefetches = false;
   module->walk([&](mlir::quack::KernelOp kernel) {
     if (auto r = kernel->getAttrOfType<StringAttr>("quack.config_reason"))
       reasons[kernel.getSymName().str()] = r.str();
+    if (auto config = kernel->getAttrOfType<DictionaryAttr>(
+            mlir::quack::kConfigAttrName))
+      if (auto flag = config.getAs<BoolAttr>("prefetch"))
+        prefetches |= flag.getValue();
   });
   if (options.emit == Stage::Config) {
     artifacts.text = printOp(*module);
@@ -375,6 +382,33 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     for (const ResourceReport &report : cubin->reports)
       if (report.kernel == md.kernel)
         md.resources = report;
+
+  // Config selection estimates whether a persistent loop has the registers
+  // to load the next row group ahead; ptxas decides. When the prefetching
+  // loop it chose spills, compile again without prefetch and keep the
+  // version that spills less.
+  auto spills = [](const Artifacts &a) {
+    int64_t bytes = 0;
+    for (const KernelMetadata &md : a.kernels)
+      bytes += md.resources.spillStoreBytes + md.resources.spillLoadBytes;
+    return bytes;
+  };
+  if (prefetches && options.prefetch < 0 && spills(artifacts) > 0) {
+    CompileOptions without = options;
+    without.prefetch = 0;
+    FailureOr<Artifacts> retry =
+        compile(sourceMgr, bufferId, context, without);
+    if (succeeded(retry) && spills(*retry) < spills(artifacts)) {
+      std::string why = "; prefetch=0 (with prefetch, ptxas spilled " +
+                        std::to_string(spills(artifacts)) + " bytes)";
+      for (KernelMetadata &md : retry->kernels) {
+        size_t at = md.configReason.find("; prefetch=0 (forced)");
+        if (at != std::string::npos)
+          md.configReason.replace(at, strlen("; prefetch=0 (forced)"), why);
+      }
+      return retry;
+    }
+  }
   return artifacts;
 }
 

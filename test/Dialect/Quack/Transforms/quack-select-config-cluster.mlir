@@ -62,19 +62,23 @@ quack.kernel @sum_rows_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>,
 
 // -----
 
-// Two sums over rows and two bf16 inputs (layernorm_bwd with db): the loop
-// would carry 2 x 16 partials and twice 2 x 8 registers of inputs, more
-// than the 50 that leave ptxas room without spilling: no prefetch.
+// Two sums over rows, two bf16 inputs and a per-row scalar (layernorm_bwd
+// with db): the loop would carry 2 x 16 partials and twice 2 x 8 + 1
+// registers of inputs, more than the 64 worth trying: no prefetch.
 // CHECK-LABEL: quack.kernel @two_sums_16384
 // CHECK-SAME: cluster_size = 2 : i64, min_ctas_per_sm = 0 : i64, prefetch = false
 quack.kernel @two_sums_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>,
                              %y: memref<?x16384xbf16, strided<[?, 1]>>,
+                             %rstd: memref<?xf32>,
                              %dw: memref<16384xbf16> {quack.role = "output"},
                              %db: memref<16384xbf16> {quack.role = "output"}) {
   %v = quack.load %x : memref<?x16384xbf16, strided<[?, 1]>> -> vector<16384xbf16>
   %u = quack.load %y : memref<?x16384xbf16, strided<[?, 1]>> -> vector<16384xbf16>
+  %r = quack.load %rstd : memref<?xf32> -> f32
   %f = arith.extf %v : vector<16384xbf16> to vector<16384xf32>
-  %g = arith.extf %u : vector<16384xbf16> to vector<16384xf32>
+  %e = arith.extf %u : vector<16384xbf16> to vector<16384xf32>
+  %b = vector.broadcast %r : f32 to vector<16384xf32>
+  %g = arith.mulf %e, %b : vector<16384xf32>
   quack.sum_rows %f, %dw : vector<16384xf32>, memref<16384xbf16>
   quack.sum_rows %g, %db : vector<16384xf32>, memref<16384xbf16>
   quack.return
