@@ -85,6 +85,7 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
     md.blockThreads = md.threadsPerRow * md.rowsPerCta;
     if (auto n = func->getAttrOfType<IntegerAttr>("quack.row_length"))
       md.rowLength = n.getInt();
+    md.persistent = func->hasAttr("quack.persistent");
     if (auto finish = func->getAttrOfType<DictionaryAttr>("quack.finish")) {
       md.finishSymbol = finish.getAs<StringAttr>("symbol").getValue().str();
       md.finishThreads = finish.getAs<IntegerAttr>("threads").getInt();
@@ -175,7 +176,7 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
     j.attribute("N", rowLength);
     j.attribute("alignment", requiredAlignment);
     j.attributeObject("grid", [&] {
-      j.attribute("kind", finishSymbol.empty() ? "rows" : "persistent");
+      j.attribute("kind", persistent ? "persistent" : "rows");
       j.attribute("rows_per_cta", rowsPerCta);
       j.attribute("ctas_per_rows", clusterSize);
     });

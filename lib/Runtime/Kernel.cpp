@@ -258,7 +258,8 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
     l->maxActiveClusters = clusters;
   }
   if (meta.persistent) {
-    if ((r = d->moduleGetFunction(&l->finishFunction, l->module,
+    if (!meta.finishSymbol.empty() &&
+        (r = d->moduleGetFunction(&l->finishFunction, l->module,
                                   meta.finishSymbol.c_str())) != cu::success)
       return unloadOnError("cuModuleGetFunction");
     if (meta.getClusterSize() > 1) {
@@ -318,7 +319,8 @@ Status Kernel::getWorkspaceBytes(int64_t m, uint64_t &bytes,
 Status Kernel::launch(int64_t m, const ArgValue *args, size_t numArgs,
                       void *stream, std::string &error) {
   Status s = checkLaunchArguments(meta, m, args, numArgs, error);
-  if (s != Status::Ok || (m == 0 && !meta.persistent))
+  // With no rows nothing runs, but sums over rows are still written (0).
+  if (s != Status::Ok || (m == 0 && meta.finishSymbol.empty()))
     return s;
   const Loaded *l = nullptr;
   unsigned gridX = 0;
@@ -330,6 +332,8 @@ Status Kernel::launch(int64_t m, const ArgValue *args, size_t numArgs,
     if (m > 0 && (s = launchMain(l, m, gridX, args, numArgs, stream,
                                  error)) != Status::Ok)
       return s;
+    if (meta.finishSymbol.empty())
+      return Status::Ok;
     return launchFinish(l, m == 0 ? 0 : gridX, args, stream, error);
   }
   if ((s = computeGridSize(meta, m, gridX, error)) != Status::Ok)

@@ -352,10 +352,12 @@ Status runtime::parseKernelMetadata(const std::string &text,
   }
   result.persistent = gridKind == "persistent";
   const Value *finish = root.get("finish");
-  if (result.persistent != (finish != nullptr) ||
-      result.persistent != (result.workspaceParam >= 0)) {
-    c.fail("grid kind \"persistent\", a \"finish\" object and a workspace "
-           "parameter go together");
+  // Sums over rows need all three; a persistent kernel without sums loops
+  // over rows with neither a workspace nor a finishing entry point.
+  if ((finish != nullptr) != (result.workspaceParam >= 0) ||
+      (finish && !result.persistent)) {
+    c.fail("a \"finish\" object and a workspace parameter go together, "
+           "with grid kind \"persistent\"");
     return Status::InvalidMetadata;
   }
   if (finish) {

@@ -393,6 +393,28 @@ TEST(KernelMetadataTest, RejectsInconsistentPersistentKernels) {
                   "go together");
 }
 
+TEST(KernelMetadataTest, ParsesAPersistentKernelWithoutSums) {
+  // A loop over rows (the cluster path's prefetching kernels) needs no
+  // workspace and no finishing entry point.
+  std::string text = exampleMetadata;
+  std::string from = R"("grid": {"kind": "rows", "rows_per_cta": 1},)";
+  size_t pos = text.find(from);
+  ASSERT_NE(pos, std::string::npos);
+  text.replace(pos, from.size(),
+               R"("grid": {"kind": "persistent", "rows_per_cta": 1},)");
+  KernelMetadata meta;
+  std::string error;
+  ASSERT_EQ(parseKernelMetadata(text, meta, error), Status::Ok) << error;
+  EXPECT_TRUE(meta.persistent);
+  EXPECT_TRUE(meta.finishSymbol.empty());
+  EXPECT_LT(meta.workspaceParam, 0);
+  unsigned gridX = 0;
+  uint64_t bytes = 1;
+  computePersistentGrid(meta, 1000000, 264, gridX, bytes);
+  EXPECT_EQ(gridX, 264u);
+  EXPECT_EQ(bytes, 0u);
+}
+
 TEST(KernelMetadataTest, PersistentLaunchChecks) {
   KernelMetadata meta;
   std::string error;

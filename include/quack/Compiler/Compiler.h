@@ -76,6 +76,8 @@ struct KernelMetadata {
   /// Kernels with sums over rows run on a persistent grid and finish with a
   /// second entry point that sums the workspace (empty symbol: none).
   std::string finishSymbol;
+  /// The grid loops over row groups (sums over rows, or prefetch).
+  bool persistent = false;
   int64_t finishThreads = 0;
   int64_t finishColumns = 0;
   /// The row-vector outputs the finishing kernel writes, in its order.

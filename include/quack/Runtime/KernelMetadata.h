@@ -99,9 +99,9 @@ struct KernelMetadata {
   int64_t dynamicSharedBytes = 0;
   std::string hash;
 
-  /// Grid kind "persistent" (kernels with sums over rows): a grid of at
-  /// most as many row groups as the device holds at once, which loop over
-  /// the rows, then the finishing entry point below.
+  /// Grid kind "persistent": a grid of at most as many row groups as the
+  /// device holds at once, which loop over the rows; with sums over rows,
+  /// then the finishing entry point below (without, there is none).
   bool persistent = false;
   std::string finishSymbol;
   std::array<unsigned, 3> finishBlock = {1, 1, 1};

@@ -281,6 +281,9 @@ private:
   /// thread's first row group (i64).
   Value rowPart, firstRowGroup;
   SmallVector<SumRowsOp> rowSums;
+  /// The grid is persistent and CTAs loop over row groups: with sums over
+  /// rows, or with config.prefetch.
+  bool looping = false;
   scf::ForOp rowLoop;
   /// Partial sums, [sum][vector], as the loop body sees and updates them.
   SmallVector<Value> partials;
@@ -367,6 +370,8 @@ void RowKernelLowering::buildSignature() {
     func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                   b.getI32IntegerAttr(static_cast<int32_t>(
                       std::min<int64_t>(255, 65536 / threads))));
+  if (looping)
+    func->setAttr("quack.persistent", b.getUnitAttr());
   func->setAttr("quack.abi", b.getArrayAttr(abi));
   func->setAttr(kConfigAttrName, config.toAttr(kernel.getContext()));
   func->setAttr("quack.row_length", b.getI64IntegerAttr(rowLength));
@@ -472,7 +477,7 @@ void RowKernelLowering::buildPreamble() {
   if (config.clusterSize > 1)
     firstRowGroup = arith::DivUIOp::create(b, loc, cta64,
                                            constI64(config.clusterSize));
-  if (rowSums.empty())
+  if (!looping)
     setRowGroup(firstRowGroup);
   if (config.clusterSize > 1 && reductionRounds > 0)
     initClusterBarriers();
@@ -600,6 +605,8 @@ void RowKernelLowering::endRowLoop() {
     clusterWaitPending = true;
     waitForClusterInit();
   }
+  if (rowSums.empty())
+    return;
 
   // Partial sums of row slot p = group * rowsPerCta + rowInCta, where the
   // grid holds `groups` row groups at a time: workspace[sum][p][column].
@@ -1553,6 +1560,7 @@ LogicalResult RowKernelLowering::run() {
   if (failed(buildPartition()))
     return failure();
   rowSums = llvm::to_vector(kernel.getBody().front().getOps<SumRowsOp>());
+  looping = !rowSums.empty() || config.prefetch;
   buildSignature();
   if (failed(allocateSharedMemory()))
     return failure();
@@ -1563,7 +1571,7 @@ LogicalResult RowKernelLowering::run() {
   if (failed(orderGathersBeforeStores()))
     return failure();
   Block &body = kernel.getBody().front();
-  if (!rowSums.empty() && config.prefetch) {
+  if (looping && config.prefetch) {
     for (Operation &op : body) {
       if (isa<StoreOp>(op))
         break;
@@ -1577,7 +1585,7 @@ LogicalResult RowKernelLowering::run() {
       }
     }
   }
-  if (!rowSums.empty() && failed(beginRowLoop()))
+  if (looping && failed(beginRowLoop()))
     return failure();
   for (auto it = body.begin(); it != body.end(); ++it) {
     Operation &op = *it;
@@ -1609,10 +1617,10 @@ LogicalResult RowKernelLowering::run() {
     if (failed(lowerOp(&op)))
       return failure();
   }
-  if (!rowSums.empty()) {
+  if (looping)
     endRowLoop();
+  if (!rowSums.empty())
     buildFinishKernel();
-  }
   // Every round's mbarrier is waited on, so no peer can still be writing
   // into this CTA's shared memory when it exits.
   if (clusterRound != (config.clusterSize > 1 ? reductionRounds : 0))

@@ -1,4 +1,23 @@
 // RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu | FileCheck %s
+// RUN: quack-opt %s --quack-select-config=prefetch=1 --convert-quack-to-gpu | FileCheck %s --check-prefix=LOOP
+
+// With prefetch forced, a kernel without sums over rows loops over row
+// groups on a persistent grid (no workspace, no finishing entry point) and
+// loads the next group's row before exchanging the current one; by
+// default (below), one cluster per row group.
+// LOOP-LABEL: gpu.func @sum_rows(
+// LOOP-SAME: prefetch = true
+// LOOP-SAME: quack.persistent
+// LOOP: nvvm.cluster.arrive.relaxed
+// LOOP: llvm.load {{.*}} -> vector<8xbf16>
+// LOOP: scf.for
+// LOOP: llvm.load {{.*}} -> vector<8xbf16>
+// LOOP: nvvm.cluster.wait
+// LOOP: st.async
+// LOOP: nvvm.cluster.arrive {aligned}
+// LOOP: scf.yield
+// LOOP: nvvm.cluster.wait
+// LOOP-NOT: _finish
 
 // A row of 65536 bf16 split over a cluster of 4 CTAs of 512 threads. Each
 // CTA reduces its 16384 columns (thread, warp butterfly, shared memory),

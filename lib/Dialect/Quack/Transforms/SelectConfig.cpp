@@ -225,11 +225,15 @@ struct QuackSelectConfigPass
       if (minCtasPerSm > 0)
         why << "; min_ctas_per_sm=" << minCtasPerSm.getValue() << " (forced)";
     }
-    // Persistent kernels (sums over rows) on the cluster path: a CTA is
-    // alone on its SM, so the next row group's loads should be in flight
-    // while the current one is exchanged between CTAs. The loop then
-    // carries the f32 partial sums and two row groups' inputs; above
-    // kPrefetchRegisters 32-bit registers of those, ptxas spills.
+    // Kernels with sums over rows loop over row groups on a persistent grid;
+    // on the cluster path, where such a CTA is alone on its SM, the loop
+    // loads the next group while the current one is exchanged between CTAs
+    // and written, so that loads stay in flight across the exchange. The
+    // loop then carries the f32 partial sums and two row groups' inputs;
+    // above kPrefetchRegisters 32-bit registers of those, ptxas spills.
+    // Other kernels get the loop only when forced (prefetch=1): on the H200
+    // their cluster kernels lose 15-45% with it, as the doubled registers
+    // halve the CTAs per SM (BENCHMARKS.md, 2026-12-03, fifth run).
     Block &body = kernel.getBody().front();
     bool persistent = !body.getOps<SumRowsOp>().empty();
     int64_t values = config.vectorsPerThread * config.vector;
@@ -252,9 +256,8 @@ struct QuackSelectConfigPass
       if (prefetch > 1)
         return kernel.emitOpError("prefetch must be 0 or 1, got ")
                << prefetch.getValue();
-      config.prefetch = persistent && prefetch == 1;
-      if (persistent)
-        why << "; prefetch=" << prefetch.getValue() << " (forced)";
+      config.prefetch = prefetch == 1;
+      why << "; prefetch=" << prefetch.getValue() << " (forced)";
     } else if (persistent && config.clusterSize > 1 &&
                carried <= kPrefetchRegisters) {
       config.prefetch = true;
