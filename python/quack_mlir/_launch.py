@@ -14,8 +14,10 @@ Per call this costs a dict lookup for the bindings, one generated
 expression that ORs every pointer and every row stride times its element
 size (the alignment, read off the metadata of the kernel itself), a second
 dict lookup for the variant, a slice assignment into a prebuilt ctypes
-array and one ctypes call with ready ctypes objects. Nothing here needs
-torch.
+array and one ctypes call with ready ctypes objects. Kernels with sums
+over rows also have their workspace size remembered per (variant, device,
+M) (`workspace_bytes`), so a backward pass asks the runtime only once.
+Nothing here needs torch.
 """
 
 import ctypes
@@ -35,6 +37,8 @@ _ALIGN_CAP = 256
 _ALIGN_MASK = _ALIGN_CAP - 1
 
 _float_bits = {}
+# Workspace sizes remembered per variant (one per (device, M) seen).
+_WS_CACHE_MAX = 256
 
 
 def float_bits(value):
@@ -58,7 +62,7 @@ class _Plan:
     """
 
     __slots__ = ("kernel", "fn", "handle", "Arr", "arr", "nargs", "m",
-                 "stream", "err", "err_len", "owner")
+                 "stream", "err", "err_len", "owner", "ws")
 
     def __init__(self, kernel, fn):
         self.kernel = kernel
@@ -72,6 +76,8 @@ class _Plan:
         self.err = ctypes.create_string_buffer(_ERR_LEN)
         self.err_len = ctypes.c_size_t(_ERR_LEN)
         self.owner = _get_ident()
+        # (device index, M) -> workspace bytes (kernels with sums over rows).
+        self.ws = {}
 
 
 class _Family:
@@ -167,14 +173,35 @@ class Launcher:
             fam = self._families.setdefault(key, fam)
         return fam
 
-    def select(self, key, args):
-        """The loaded Kernel that `launch(key, m, args)` would use."""
-        fam = self.family(key)
+    def _plan(self, key, args):
+        fam = self._families.get(key)
+        if fam is None:
+            fam = self.family(key)
         bits = fam.bits(args)
         plan = fam.plans.get(bits)
         if plan is None:
             plan = fam.plan(bits)
-        return plan.kernel
+        return plan
+
+    def select(self, key, args):
+        """The loaded Kernel that `launch(key, m, args)` would use."""
+        return self._plan(key, args).kernel
+
+    def workspace_bytes(self, key, m, args, device):
+        """Kernel.workspace_size(m) of the variant `launch(key, m, args)`
+        would use, remembered per (device, M): it depends only on the
+        variant, M and the device (how many CTAs stay resident there). Call
+        it with `device` (an index) the current CUDA device."""
+        plan = self._plan(key, args)
+        ws = plan.ws
+        wkey = (device, m)
+        size = ws.get(wkey)
+        if size is None:
+            size = plan.kernel.workspace_size(m)
+            if len(ws) >= _WS_CACHE_MAX:
+                ws.clear()
+            ws[wkey] = size
+        return size
 
     def launch(self, key, m, args, stream=0):
         """Launches over `m` rows on `stream` (a CUstream as an int) with

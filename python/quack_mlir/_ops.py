@@ -122,6 +122,11 @@ def per_row(op, name, v, m):
 def rows_like(op, name, v, x, m, n):
     """Checks v against x (as rows() returned M and N): same dtype and
     shape. Returns v's row stride in elements."""
+    if (isinstance(v, Tensor) and v.dtype == x.dtype and v.shape == x.shape
+            and v.device == x.device and v.is_contiguous()):
+        # What rows(op, v) returns for a contiguous tensor of x's shape,
+        # dtype and device (whose checks x passed already).
+        return n if m > 1 else 0
     vm, vn, stride, _, _ = rows(op, v)
     if v.dtype != x.dtype:
         raise TypeError(f"{op}: {name} has dtype {v.dtype} but x has "
@@ -168,22 +173,33 @@ def launch(launcher, key, dev, m, args):
             launcher.launch(key, m, args, _raw_stream(dev))
 
 
-def launch_with_workspace(launcher, key, dev, m, args):
+def launch_with_workspace(launcher, key, dev, m, args, like=None):
     """Like launch() for kernels with sums over rows, whose last argument
     is the workspace: `args` ends with a placeholder that is replaced by a
     fresh f32 workspace of the size the chosen variant needs (allocated on
-    the current stream, so the caching allocator orders its reuse)."""
-    def run():
-        kernel = launcher.select(key, args)
-        size = kernel.workspace_size(m)
-        ws = torch.empty((size + 3) // 4, dtype=_f32, device=f"cuda:{dev}")
-        launcher.launch(key, m, args[:-1] + (ws.data_ptr() if size else 0,),
-                        _raw_stream(dev))
+    the current stream, so the caching allocator orders its reuse; through
+    `like.new_empty` when a tensor on device `dev` is given, which skips
+    parsing a device name). The size is asked of the runtime once per
+    (variant, device, M)."""
     if dev == _get_device():
-        run()
+        _launch_with_workspace(launcher, key, dev, m, args, like)
     else:
         with torch.cuda.device(dev):
-            run()
+            _launch_with_workspace(launcher, key, dev, m, args, like)
+
+
+def _launch_with_workspace(launcher, key, dev, m, args, like):
+    size = launcher.workspace_bytes(key, m, args, dev)
+    ws = None
+    if size:
+        words = (size + 3) // 4
+        if like is not None:
+            ws = like.new_empty(words, dtype=_f32)
+        else:
+            ws = torch.empty(words, dtype=_f32, device=f"cuda:{dev}")
+    # `ws` stays referenced until the launch is queued.
+    launcher.launch(key, m, args[:-1] + (ws.data_ptr() if size else 0,),
+                    _raw_stream(dev))
 
 
 def once(build):

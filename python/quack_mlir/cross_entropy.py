@@ -105,7 +105,14 @@ def cross_entropy(logits, target, reduction="mean", ignore_index=-100):
     if _ops.torch is None:
         _ops.init_torch()
     _check(logits, target, reduction, ignore_index)
-    loss = _function().apply(logits, target, ignore_index)
+    torch = _ops.torch
+    if (not logits.requires_grad or not torch.is_grad_enabled()) and (
+            not torch.compiler.is_compiling()):
+        # Nothing to differentiate: the kernel alone, without the cost of
+        # an autograd.Function (its context and saved tensors).
+        loss = _forward(logits, target, ignore_index)[0]
+    else:
+        loss = _function().apply(logits, target, ignore_index)
     if reduction == "none":
         return loss
     total = loss.sum()

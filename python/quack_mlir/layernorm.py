@@ -132,8 +132,10 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5,
     check_eps(_OP, eps)
     if _ops.torch.compiler.is_compiling():
         y, mean, rstd = _get_op()(x, weight, bias, float(eps))
-    elif _ops.torch.is_grad_enabled() and any(
-            getattr(v, "requires_grad", False) for v in (x, weight, bias)):
+    elif _ops.torch.is_grad_enabled() and (
+            getattr(x, "requires_grad", False) or
+            getattr(weight, "requires_grad", False) or
+            getattr(bias, "requires_grad", False)):
         y, mean, rstd = _function().apply(x, weight, bias, eps)
     else:
         y, mean, rstd = layer_norm_forward(x, weight, bias, eps)
@@ -146,12 +148,18 @@ def _autograd_function():
         @staticmethod
         def forward(ctx, x, weight, bias, eps):
             y, mean, rstd = layer_norm_forward(x, weight, bias, eps)
+            # No zeros for the gradients of mean and rstd (non-
+            # differentiable, never read): two allocations and fills less
+            # per backward. dy is then None when no gradient reaches y.
+            ctx.set_materialize_grads(False)
             ctx.mark_non_differentiable(mean, rstd)
             ctx.save_for_backward(x, weight, mean, rstd)
             return y, mean, rstd
 
         @staticmethod
         def backward(ctx, dy, _dmean, _drstd):
+            if dy is None:
+                return None, None, None, None
             x, weight, mean, rstd = ctx.saved_tensors
             if not dy.is_contiguous():
                 dy = dy.contiguous()
@@ -201,5 +209,5 @@ def layer_norm_backward(dy, x, weight, mean, rstd):
     _ops.launch_with_workspace(_bwd_kernel, (dt[0], dt[0], n), dev, m, (
         x.data_ptr(), stride, weight.data_ptr(), dy.data_ptr(), dy_stride,
         mean.data_ptr(), rstd.data_ptr(), dx.data_ptr(), n if m > 1 else 0,
-        dw.data_ptr(), db.data_ptr(), 0))
+        dw.data_ptr(), db.data_ptr(), 0), x)
     return dx, dw, db

@@ -115,12 +115,18 @@ def _autograd_function():
         @staticmethod
         def forward(ctx, x, weight, eps):
             y, rstd = rmsnorm_forward(x, weight, eps)
+            # No zeros for the gradient of rstd (non-differentiable, never
+            # read): that would be one more allocation and fill per
+            # backward. dy is then None when no gradient reaches y.
+            ctx.set_materialize_grads(False)
             ctx.mark_non_differentiable(rstd)
             ctx.save_for_backward(x, weight, rstd)
             return y, rstd
 
         @staticmethod
         def backward(ctx, dy, _drstd):
+            if dy is None:
+                return None, None, None
             x, weight, rstd = ctx.saved_tensors
             if not dy.is_contiguous():
                 dy = dy.contiguous()
@@ -168,5 +174,6 @@ def rmsnorm_backward(dy, x, weight, rstd):
     dw = _ops.torch.empty_like(weight)
     _ops.launch_with_workspace(_bwd_kernel, (dt[0], dt[0], n), dev, m, (
         x.data_ptr(), stride, weight.data_ptr(), dy.data_ptr(), dy_stride,
-        rstd.data_ptr(), dx.data_ptr(), n if m > 1 else 0, dw.data_ptr(), 0))
+        rstd.data_ptr(), dx.data_ptr(), n if m > 1 else 0, dw.data_ptr(), 0),
+        x)
     return dx, dw

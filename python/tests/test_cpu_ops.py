@@ -345,6 +345,33 @@ def test_launcher_from_other_threads(use_bundles):
 
 
 @needs_library
+def test_launcher_remembers_workspace_sizes(use_bundles, monkeypatch):
+    # A kernel without sums over rows needs no workspace (and no driver to
+    # say so); the size is asked once per (device, M) and variant.
+    sm = _launch.Launcher("softmax_fwd", ("T", "N"))
+    args = (0x10000, 4096, 0x20000, 4096)
+    kernel = sm.select(("bf16", 4096), args)
+    assert sm.workspace_bytes(("bf16", 4096), 5, args, 0) == 0
+    asked = []
+    real = kernel.workspace_size
+
+    def counting(m):
+        asked.append(m)
+        return real(m)
+    monkeypatch.setattr(kernel, "workspace_size", counting)
+    assert sm.workspace_bytes(("bf16", 4096), 5, args, 0) == 0
+    assert asked == []
+    assert sm.workspace_bytes(("bf16", 4096), 6, args, 0) == 0
+    assert sm.workspace_bytes(("bf16", 4096), 5, args, 1) == 0
+    assert asked == [6, 5]
+    # The cache stays bounded when M keeps changing.
+    for m in range(3 * _launch._WS_CACHE_MAX):
+        sm.workspace_bytes(("bf16", 4096), m, args, 0)
+    plan = sm._plan(("bf16", 4096), args)
+    assert 0 < len(plan.ws) <= _launch._WS_CACHE_MAX
+
+
+@needs_library
 def test_set_bundle_forgets_launcher_caches(use_bundles, tmp_path):
     import quack_mlir
     sm = _launch.Launcher("softmax_fwd", ("T", "N"))
