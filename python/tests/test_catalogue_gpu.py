@@ -16,19 +16,11 @@ torch = pytest.importorskip("torch", reason="torch is not installed")
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(),
                                 reason="no CUDA device")
 
+from gpu_common import masked_rel_err as rel  # noqa: E402
 from quack_mlir._launch import Launcher, float_bits  # noqa: E402
 
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 TOL = {"bf16": 1e-2, "f16": 2e-3, "f32": 2e-5}
-
-
-def rel(out, ref):
-    out, ref = out.double(), ref.double()
-    assert not torch.isnan(out[~torch.isnan(ref)]).any(), "unexpected NaN"
-    mask = torch.isfinite(ref)
-    d = torch.linalg.vector_norm((out - ref)[mask])
-    r = torch.linalg.vector_norm(ref[mask]).clamp_min(1e-30)
-    return (d / r).item()
 
 
 def stream():

@@ -20,6 +20,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed")
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(),
                                 reason="no CUDA device")
 
+from gpu_common import masked_rel_err as rel, max_row_rel  # noqa: E402
 from quack_mlir._launch import Launcher, float_bits  # noqa: E402
 
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
@@ -50,25 +51,6 @@ def cases():
         for m in MS:
             if m * n <= MAX_ELEMENTS or m < 8:
                 yield pytest.param(t, n, m, id=f"{t}-N{n}-M{m}")
-
-
-def rel(out, ref):
-    out, ref = out.double(), ref.double()
-    assert not torch.isnan(out[~torch.isnan(ref)]).any(), "unexpected NaN"
-    mask = torch.isfinite(ref)
-    d = torch.linalg.vector_norm((out - ref)[mask])
-    r = torch.linalg.vector_norm(ref[mask]).clamp_min(1e-30)
-    return (d / r).item()
-
-
-def max_row_rel(out, ref):
-    """The worst row's relative error: one wrong CTA of a cluster hides in
-    a whole-tensor norm."""
-    out, ref = out.double(), ref.double()
-    assert not torch.isnan(out).any(), "unwritten element (NaN)"
-    num = torch.linalg.vector_norm(out - ref, dim=-1)
-    den = torch.linalg.vector_norm(ref, dim=-1).clamp_min(1e-30)
-    return (num / den).max().item()
 
 
 def close(out, ref, t):

@@ -18,6 +18,7 @@ if not os.environ.get("QUACK_MLIR_BUNDLE"):
                 allow_module_level=True)
 
 import quack_mlir  # noqa: E402
+from gpu_common import rel_err  # noqa: E402
 
 DTYPES = [torch.bfloat16, torch.float16, torch.float32]
 # Relative error norm ||out - ref|| / ||ref|| allowed for y, by dtype.
@@ -30,14 +31,6 @@ def reference(x, w, eps=EPS):
     xd = x.double()
     rstd = torch.rsqrt(xd.pow(2).mean(-1) + eps)
     return xd * rstd.unsqueeze(-1) * w.double(), rstd.reshape(-1)
-
-
-def rel_err(out, ref):
-    out = out.double()
-    assert not torch.isnan(out).any(), "output has NaN (unwritten element?)"
-    assert torch.isfinite(out).all(), "output has inf"
-    denom = torch.linalg.vector_norm(ref).item()
-    return torch.linalg.vector_norm(out - ref).item() / max(denom, 1e-30)
 
 
 def poisoned_run(x, w, eps=EPS):
