@@ -21,7 +21,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::quack {
@@ -122,6 +121,8 @@ private:
   // Sums over rows (quack.sum_rows): a persistent grid whose CTAs loop over
   // row groups, keeping f32 partial sums in registers; at the end each CTA
   // writes its partials to the workspace, and a second kernel sums them.
+  // With config.prefetch (forced, for kernels without sums), the same loop
+  // without partial sums, workspace or second kernel.
   /// Computes `row` and `rowValid` for the row group `group` (i64).
   void setRowGroup(Value group);
   /// Opens the loop over row groups, carrying the partial sums (and, with
@@ -292,7 +293,6 @@ private:
   /// and their values for the next row group (yielded to the next
   /// iteration).
   SmallVector<LoadOp> prefetchedLoads;
-  llvm::SmallPtrSet<Operation *, 8> prefetchedOps;
   SmallVector<Value> nextInputs;
   /// Parity of the cluster mbarriers' phase in this iteration (i32).
   Value clusterParity;
@@ -1579,17 +1579,17 @@ LogicalResult RowKernelLowering::run() {
       if (!load)
         continue;
       ArgKind kind = classifyArgType(load.getSource().getType());
-      if (kind == ArgKind::Matrix || kind == ArgKind::PerRow) {
+      if (kind == ArgKind::Matrix || kind == ArgKind::PerRow)
         prefetchedLoads.push_back(load);
-        prefetchedOps.insert(load);
-      }
     }
   }
   if (looping && failed(beginRowLoop()))
     return failure();
   for (auto it = body.begin(); it != body.end(); ++it) {
     Operation &op = *it;
-    if (prefetchedOps.contains(&op))
+    // Prefetched loads were lowered by the loop (beginRowLoop).
+    auto load = dyn_cast<LoadOp>(op);
+    if (load && llvm::is_contained(prefetchedLoads, load))
       continue;
     if (isa<ReduceOp, LogSumExpOp>(op)) {
       SmallVector<Operation *> group = {&op};

@@ -7,6 +7,13 @@ quack.kernel @unconfigured(%x: memref<?x8xf32>) {
 
 // -----
 
+// expected-error @+1 {{'quack.config' needs a boolean 'prefetch'}}
+quack.kernel @int_prefetch(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, prefetch = 1, rows_per_cta = 1, threads_per_row = 2, vector = 4, vectors_per_thread = 1}} {
+  quack.return
+}
+
+// -----
+
 // expected-error @+1 {{'quack.config' needs a positive integer 'vector'}}
 quack.kernel @no_vector(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 2, vectors_per_thread = 1}} {
   quack.return

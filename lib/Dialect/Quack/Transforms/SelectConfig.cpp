@@ -237,11 +237,8 @@ struct QuackSelectConfigPass
     Block &body = kernel.getBody().front();
     bool persistent = !body.getOps<SumRowsOp>().empty();
     int64_t values = config.vectorsPerThread * config.vector;
-    int64_t carried = 0;
-    for (SumRowsOp sum : body.getOps<SumRowsOp>()) {
-      (void)sum;
-      carried += values;
-    }
+    int64_t rowSums = llvm::range_size(body.getOps<SumRowsOp>());
+    int64_t carried = values * rowSums;
     for (LoadOp load : body.getOps<LoadOp>()) {
       ArgKind kind = classifyArgType(load.getSource().getType());
       if (kind == ArgKind::PerRow)
