@@ -58,6 +58,20 @@ static LogicalResult runPipeline(
 /// Largest N any path supports: a row split over the largest cluster.
 static int64_t maxRowLengthFor(int64_t) { return mlir::quack::kMaxRowLength; }
 
+/// An sm_90 SM's limits on resident CTAs, threads and registers.
+constexpr int64_t kMaxCtasPerSm = 32;
+constexpr int64_t kMaxThreadsPerSm = 2048;
+constexpr int64_t kRegistersPerSm = 65536;
+
+/// CTAs of `threads` threads that an sm_90 SM holds at `registers` per
+/// thread (registers are allocated per warp, 8 per thread at a time).
+static int64_t ctasPerSmByRegisters(int64_t registers, int64_t threads) {
+  int64_t warps = llvm::divideCeil(threads, 32);
+  int64_t perWarp = 32 * llvm::alignTo(std::max<int64_t>(registers, 1), 8);
+  return std::min(kRegistersPerSm / (perWarp * warps),
+                  kMaxThreadsPerSm / threads);
+}
+
 /// Reads the launch facts convert-quack-to-gpu left on each gpu.func.
 static std::vector<KernelMetadata>
 collectMetadata(ModuleOp module, const CompileOptions &options,
@@ -408,6 +422,46 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
           md.configReason.replace(at, strlen("; prefetch=0 (forced)"), why);
       }
       return retry;
+    }
+  }
+
+  // A cluster kernel without sums over rows is not alone on its SM: the
+  // more of its CTAs an SM holds, the more bytes it has in flight while
+  // each CTA waits for its peers' partials. ptxas, left to itself, takes
+  // registers freely (it hoists loads and keeps values live across the
+  // exchange); bound it (.minnctapersm) to the most CTAs per SM it can fit
+  // without spilling.
+  if (options.minCtasPerSm < 0 && artifacts.kernels.size() == 1) {
+    const KernelMetadata &md = artifacts.kernels.front();
+    int64_t threads = md.blockThreads;
+    if (md.clusterSize > 1 && md.finishSymbol.empty() && !md.persistent &&
+        threads > 0 && spills(artifacts) == 0) {
+      int64_t now = ctasPerSmByRegisters(md.resources.registers, threads);
+      int64_t most =
+          std::min<int64_t>(kMaxCtasPerSm, kMaxThreadsPerSm / threads);
+      for (int64_t ctas = most; ctas > now; --ctas) {
+        CompileOptions bounded = options;
+        bounded.minCtasPerSm = ctas;
+        FailureOr<Artifacts> retry =
+            compile(sourceMgr, bufferId, context, bounded);
+        if (failed(retry) || spills(*retry) > 0)
+          continue;
+        for (KernelMetadata &k : retry->kernels) {
+          std::string forced =
+              "; min_ctas_per_sm=" + std::to_string(ctas) + " (forced)";
+          std::string why = "; min_ctas_per_sm=" + std::to_string(ctas) +
+                            " (ptxas fits " + std::to_string(ctas) +
+                            " CTAs per SM without spilling; unbounded, " +
+                            std::to_string(md.resources.registers) +
+                            " registers fit " + std::to_string(now) + ")";
+          size_t at = k.configReason.find(forced);
+          if (at != std::string::npos)
+            k.configReason.replace(at, forced.size(), why);
+          else
+            k.configReason += why;
+        }
+        return retry;
+      }
     }
   }
   return artifacts;

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::quack {
@@ -277,6 +278,14 @@ private:
 
   Operation *firstMatrixStore = nullptr;
   bool hasGathers = false;
+  /// Gathers not yet lowered, and whether the cluster barrier that orders
+  /// every CTA's gathers before the first matrix store has had its arrive
+  /// (right after the wait before the first exchange, once every gather
+  /// is issued: the arrive releases their loads), so that the first store
+  /// only waits.
+  int64_t gathersLeft = 0;
+  bool gathersArrived = false;
+  bool firstStoreLowered = false;
 
   /// Row offset of this thread inside its CTA's row group (i64), and the
   /// thread's first row group (i64).
@@ -302,6 +311,40 @@ private:
 
   DenseMap<Value, SmallVector<Value>> fragments;
   IRMapping scalars;
+
+  /// A 16-bit float row widened to f32 (arith.extf): the lowering keeps the
+  /// packed fragments and converts them where the f32 values are used,
+  /// once per reduction phase (see rowFragments()), so that only the packed
+  /// halves stay live across an exchange between threads.
+  struct NarrowRow {
+    SmallVector<Value> packed;
+    /// The f32 fragments of the phase `phase`; empty before the first use.
+    SmallVector<Value> wide;
+    int64_t phase = -1;
+  };
+  DenseMap<Value, NarrowRow> narrowRows;
+  /// Counts the points past which a widened row is converted again: each
+  /// exchange between threads, and each pass of a thread over its
+  /// fragments inside a reduction.
+  int64_t phase = 0;
+  /// The f32 fragments of row value `v` (null when the lowering has not
+  /// seen it), converting a narrow row as needed.
+  const SmallVector<Value> *rowFragments(Value v);
+  /// `packed` (a fragment of bf16 or f16) widened to f32. `again` marks a
+  /// conversion of values that an earlier phase converted too: it is
+  /// written so that no common-subexpression pass (MLIR's, LLVM's or
+  /// ptxas') merges it with the earlier one, which would keep the f32
+  /// values live in between.
+  Value widen(Value packed, bool again);
+  /// Row values computed by cheap elementwise operations from narrow rows
+  /// (and per-row scalars, constants and other such values), with the phase
+  /// of their current fragments. A later phase recomputes them from the
+  /// packed rows instead of keeping their f32 fragments live across the
+  /// exchange in between: a few ALU operations per element, against
+  /// registers that bound the CTAs (and bytes in flight) per SM.
+  DenseMap<Value, int64_t> rematerialized;
+  /// Records op's result in `rematerialized` when it qualifies.
+  void noteRematerializable(Operation *op);
 };
 
 void RowKernelLowering::buildSignature() {
@@ -777,8 +820,8 @@ void RowKernelLowering::buildFinishKernel() {
 }
 
 LogicalResult RowKernelLowering::lowerSumRows(SumRowsOp op) {
-  auto it = fragments.find(op.getValue());
-  if (it == fragments.end())
+  const SmallVector<Value> *frags = rowFragments(op.getValue());
+  if (!frags)
     return op.emitOpError("sums a row the lowering has not seen");
   size_t j = llvm::find(rowSums, op) - rowSums.begin();
   // Rows past M contribute nothing (their loads read zeros, but the
@@ -788,7 +831,7 @@ LogicalResult RowKernelLowering::lowerSumRows(SumRowsOp op) {
   for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
     Value &acc = partials[j * config.vectorsPerThread + k];
     Value term =
-        arith::SelectOp::create(b, loc, rowValid, it->second[k], zero);
+        arith::SelectOp::create(b, loc, rowValid, (*frags)[k], zero);
     acc = arith::AddFOp::create(b, loc, acc, term);
   }
   return success();
@@ -844,8 +887,16 @@ void RowKernelLowering::initClusterBarriers() {
 void RowKernelLowering::waitForClusterInit() {
   if (!clusterWaitPending)
     return;
-  NVVMTargetInfo(b, loc).clusterWait();
+  NVVMTargetInfo target(b, loc);
+  target.clusterWait();
   clusterWaitPending = false;
+  // Every gather is issued and no row is written yet: arrive now for the
+  // barrier before the first matrix store (see run()).
+  if (hasGathers && firstMatrixStore && gathersLeft == 0 && !gathersArrived &&
+      !firstStoreLowered) {
+    target.clusterArrive();
+    gathersArrived = true;
+  }
 }
 
 LogicalResult RowKernelLowering::allocateSharedMemory() {
@@ -1021,13 +1072,13 @@ LogicalResult RowKernelLowering::lowerStore(StoreOp op) {
                     perRowAddress(*arg), eltBytes);
     return success();
   }
-  auto it = fragments.find(op.getValue());
-  if (it == fragments.end())
+  const SmallVector<Value> *frags = rowFragments(op.getValue());
+  if (!frags)
     return op.emitOpError("stores a row the lowering has not seen");
   unsigned alignment = eltBytes * config.vector;
   for (int64_t k = 0; k < config.vectorsPerThread; ++k)
     predicatedStore(andPredicates(rowValid, vectorInBounds(k)),
-                    it->second[k], vectorAddress(*arg, k), alignment);
+                    (*frags)[k], vectorAddress(*arg, k), alignment);
   return success();
 }
 
@@ -1082,8 +1133,8 @@ FailureOr<Value> RowKernelLowering::identity(CombiningKind kind, Type type) {
 FailureOr<RowKernelLowering::PendingReduction>
 RowKernelLowering::beginReduction(Operation *op) {
   Value input = op->getOperand(0);
-  auto it = fragments.find(input);
-  if (it == fragments.end())
+  const SmallVector<Value> *frags = rowFragments(input);
+  if (!frags)
     return op->emitOpError("reduces a row the lowering has not seen");
   Type f32 = b.getF32Type();
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
@@ -1096,7 +1147,7 @@ RowKernelLowering::beginReduction(Operation *op) {
       return failure();
     return PendingReduction{
         op, Term{reduce.getKind()},
-        {reduceInThread(reduce.getKind(), it->second, *ident)}};
+        {reduceInThread(reduce.getKind(), *frags, *ident)}};
   }
   // A logsumexp is one exchange of the online pair: each thread takes the
   // maximum m of its own elements and the sum of exp(x - m) over them (a
@@ -1105,11 +1156,14 @@ RowKernelLowering::beginReduction(Operation *op) {
   Value negInf = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(f32, -std::numeric_limits<double>::infinity()));
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, 0.0));
-  Value max = reduceInThread(CombiningKind::Max, it->second, negInf);
+  Value max = reduceInThread(CombiningKind::Max, *frags, negInf);
   Value shiftFrag =
       vector::BroadcastOp::create(b, loc, fragmentType(f32), onlineShift(max));
+  // The second pass over the thread's elements converts a narrow row again.
+  ++phase;
+  frags = rowFragments(input);
   SmallVector<Value> exps;
-  for (Value frag : it->second)
+  for (Value frag : *frags)
     exps.push_back(math::ExpOp::create(
         b, loc, arith::SubFOp::create(b, loc, frag, shiftFrag)));
   Value sum = reduceInThread(CombiningKind::Add, exps, zero);
@@ -1144,6 +1198,7 @@ RowKernelLowering::lowerReductions(ArrayRef<Operation *> group) {
     pending.push_back(std::move(*p));
   }
   SmallVector<Value> combined = exchange(terms, partials);
+  ++phase;
   size_t next = 0;
   for (const PendingReduction &p : pending) {
     finishReduction(p, ArrayRef(combined).slice(next, p.term.width()));
@@ -1362,6 +1417,7 @@ RowKernelLowering::reduceAcrossCluster(ArrayRef<Term> terms,
 }
 
 LogicalResult RowKernelLowering::lowerGather(GatherOp op) {
+  --gathersLeft;
   FailureOr<LoweredArg> arg = argFor(op.getSource(), op);
   if (failed(arg))
     return failure();
@@ -1424,6 +1480,109 @@ LogicalResult RowKernelLowering::lowerColumn(ColumnOp op) {
   return success();
 }
 
+const SmallVector<Value> *RowKernelLowering::rowFragments(Value v) {
+  auto it = fragments.find(v);
+  if (it != fragments.end()) {
+    auto remat = rematerialized.find(v);
+    if (remat == rematerialized.end() || remat->second == phase)
+      return &it->second;
+    if (failed(lowerElementwise(v.getDefiningOp())))
+      return nullptr;
+    return &fragments.find(v)->second;
+  }
+  auto narrow = narrowRows.find(v);
+  if (narrow == narrowRows.end())
+    return nullptr;
+  NarrowRow &row = narrow->second;
+  if (row.phase != phase) {
+    bool again = row.phase >= 0;
+    row.wide.clear();
+    for (Value packed : row.packed)
+      row.wide.push_back(widen(packed, again));
+    row.phase = phase;
+  }
+  return &row.wide;
+}
+
+void RowKernelLowering::noteRematerializable(Operation *op) {
+  if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp,
+           arith::DivFOp, arith::SelectOp, arith::CmpFOp, arith::MaximumFOp,
+           arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp, math::FmaOp,
+           math::AbsFOp>(op))
+    return;
+  bool fromNarrow = false;
+  for (Value operand : op->getOperands()) {
+    if (narrowRows.count(operand) || rematerialized.count(operand)) {
+      fromNarrow = true;
+      continue;
+    }
+    // Splats of constants and per-row scalars are the same in every phase.
+    Operation *def = operand.getDefiningOp();
+    if (!def || !isa<arith::ConstantOp, vector::BroadcastOp>(def))
+      return;
+  }
+  if (fromNarrow)
+    rematerialized[op->getResult(0)] = phase;
+}
+
+Value RowKernelLowering::widen(Value packed, bool again) {
+  VectorType wide = fragmentType(b.getF32Type());
+  if (!again)
+    return arith::ExtFOp::create(b, loc, wide, packed);
+  // A conversion that an earlier phase made too must not be merged with it
+  // (nor hoisted above the exchange in between). For bf16, each phase
+  // widens with its own byte permutation: a bf16 is the upper half of the
+  // f32 of the same value, and prmt takes the zero bytes from different
+  // lanes of a zero register in each phase, so neither LLVM nor ptxas sees
+  // two equal instructions. f16 takes its packed words through a `mov`
+  // that LLVM must keep (inline assembly with side effects).
+  auto type = cast<VectorType>(packed.getType());
+  int64_t bits = type.getNumElements() * 16;
+  bool words = bits % 32 == 0;
+  Type word = words ? b.getI32Type() : b.getI16Type();
+  int64_t count = words ? bits / 32 : type.getNumElements();
+  VectorType wordsType = VectorType::get({count}, word);
+  Value value = vector::BitCastOp::create(b, loc, wordsType, packed);
+  if (words && type.getElementType().isBF16()) {
+    // Selector nibbles: result byte i comes from byte sel[i] of {b, a};
+    // bytes 4-7 are the zero register's.
+    int64_t variant = phase % 15 + 1;
+    int64_t z0 = 4 + variant % 4, z1 = 4 + variant / 4;
+    Value zero = constI32(0);
+    Value result = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(wide, 0.0f));
+    for (int64_t i = 0; i < count; ++i) {
+      Value w = vector::ExtractOp::create(b, loc, value, i);
+      for (int64_t half = 0; half < 2; ++half) {
+        int64_t sel = (half ? 0x3200 : 0x1000) | (z1 << 4) | z0;
+        std::string asmText =
+            llvm::formatv("prmt.b32 $0, $1, $2, {0:x};", sel).str();
+        auto prmt = LLVM::InlineAsmOp::create(
+            b, loc, TypeRange{b.getI32Type()}, ValueRange{w, zero}, asmText,
+            "=r,r,r", /*has_side_effects=*/false, /*is_align_stack=*/false,
+            LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+            ArrayAttr());
+        Value f = arith::BitcastOp::create(b, loc, b.getF32Type(),
+                                           prmt.getResult(0));
+        result = vector::InsertOp::create(b, loc, f, result, 2 * i + half);
+      }
+    }
+    return result;
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    Value w = vector::ExtractOp::create(b, loc, value, i);
+    auto mov = LLVM::InlineAsmOp::create(
+        b, loc, TypeRange{word}, ValueRange{w},
+        words ? "mov.b32 $0, $1;" : "mov.b16 $0, $1;",
+        words ? "=r,r" : "=h,h", /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    value = vector::InsertOp::create(b, loc, mov.getResult(0), value, i);
+  }
+  Value repacked = vector::BitCastOp::create(b, loc, type, value);
+  return arith::ExtFOp::create(b, loc, wide, repacked);
+}
+
 LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
   // Splat constants and broadcasts give the same fragment to every slot.
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
@@ -1454,17 +1613,27 @@ LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
   if (auto div = dyn_cast<arith::DivFOp>(op)) {
     auto bcast = div.getRhs().getDefiningOp<vector::BroadcastOp>();
     Value scalar = bcast ? scalars.lookupOrNull(bcast.getSource()) : Value();
-    auto lhs = fragments.find(div.getLhs());
-    if (scalar && lhs != fragments.end() && isa<FloatType>(scalar.getType())) {
+    const SmallVector<Value> *lhs = rowFragments(div.getLhs());
+    if (scalar && lhs && isa<FloatType>(scalar.getType())) {
       Value one = arith::ConstantOp::create(
           b, loc, b.getFloatAttr(scalar.getType(), 1.0));
       Value inv = arith::DivFOp::create(b, loc, one, scalar);
       Value invFrag = vector::BroadcastOp::create(
           b, loc, fragmentType(scalar.getType()), inv);
       SmallVector<Value> frags;
-      for (Value frag : lhs->second)
+      for (Value frag : *lhs)
         frags.push_back(arith::MulFOp::create(b, loc, frag, invFrag));
       fragments[div.getResult()] = std::move(frags);
+      noteRematerializable(op);
+      return success();
+    }
+  }
+  if (auto ext = dyn_cast<arith::ExtFOp>(op)) {
+    auto source = fragments.find(ext.getIn());
+    Type from = getElementTypeOrSelf(ext.getIn().getType());
+    if (source != fragments.end() && getElementTypeOrSelf(ext.getType()).isF32() &&
+        (from.isBF16() || from.isF16())) {
+      narrowRows[ext.getResult()].packed = source->second;
       return success();
     }
   }
@@ -1476,10 +1645,10 @@ LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
   for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
     SmallVector<Value> operands;
     for (Value operand : op->getOperands()) {
-      auto it = fragments.find(operand);
-      if (it == fragments.end())
+      const SmallVector<Value> *operandFrags = rowFragments(operand);
+      if (!operandFrags)
         return op->emitOpError("mixes a row with a value that is not a row");
-      operands.push_back(it->second[k]);
+      operands.push_back((*operandFrags)[k]);
     }
     auto resultType = cast<VectorType>(op->getResult(0).getType());
     OperationState state(loc, op->getName(), operands,
@@ -1488,6 +1657,7 @@ LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
     frags.push_back(b.create(state)->getResult(0));
   }
   fragments[op->getResult(0)] = std::move(frags);
+  noteRematerializable(op);
   return success();
 }
 
@@ -1531,6 +1701,7 @@ LogicalResult RowKernelLowering::orderGathersBeforeStores() {
   }
   SmallVector<GatherOp> gathers(body.getOps<GatherOp>());
   hasGathers = !gathers.empty();
+  gathersLeft = gathers.size();
   if (!firstMatrixStore)
     return success();
   for (GatherOp gather : gathers) {
@@ -1608,11 +1779,13 @@ LogicalResult RowKernelLowering::run() {
       NVVMTargetInfo target(b, loc);
       if (config.clusterSize > 1) {
         waitForClusterInit();
-        target.clusterArrive();
+        if (!gathersArrived)
+          target.clusterArrive();
         target.clusterWait();
       } else {
         target.barrier();
       }
+      firstStoreLowered = true;
     }
     if (failed(lowerOp(&op)))
       return failure();
