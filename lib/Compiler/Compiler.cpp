@@ -309,6 +309,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   pipeline.clusterSize = options.clusterSize;
   pipeline.minCtasPerSm = options.minCtasPerSm;
   pipeline.prefetch = options.prefetch;
+  pipeline.remat = options.remat > 0 ? 1 : 0;
   pipeline.useTuned = options.useTuned;
 
   // 2. Config selection.
@@ -431,37 +432,82 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   // registers freely (it hoists loads and keeps values live across the
   // exchange); bound it (.minnctapersm) to the most CTAs per SM it can fit
   // without spilling.
-  if (options.minCtasPerSm < 0 && artifacts.kernels.size() == 1) {
-    const KernelMetadata &md = artifacts.kernels.front();
-    int64_t threads = md.blockThreads;
-    if (md.clusterSize > 1 && md.finishSymbol.empty() && !md.persistent &&
-        threads > 0 && spills(artifacts) == 0) {
-      int64_t now = ctasPerSmByRegisters(md.resources.registers, threads);
-      int64_t most =
-          std::min<int64_t>(kMaxCtasPerSm, kMaxThreadsPerSm / threads);
-      for (int64_t ctas = most; ctas > now; --ctas) {
-        CompileOptions bounded = options;
-        bounded.minCtasPerSm = ctas;
-        FailureOr<Artifacts> retry =
-            compile(sourceMgr, bufferId, context, bounded);
-        if (failed(retry) || spills(*retry) > 0)
-          continue;
-        for (KernelMetadata &k : retry->kernels) {
-          std::string forced =
-              "; min_ctas_per_sm=" + std::to_string(ctas) + " (forced)";
-          std::string why = "; min_ctas_per_sm=" + std::to_string(ctas) +
-                            " (ptxas fits " + std::to_string(ctas) +
-                            " CTAs per SM without spilling; unbounded, " +
-                            std::to_string(md.resources.registers) +
-                            " registers fit " + std::to_string(now) + ")";
-          size_t at = k.configReason.find(forced);
-          if (at != std::string::npos)
-            k.configReason.replace(at, forced.size(), why);
-          else
-            k.configReason += why;
-        }
-        return retry;
+  //
+  // With 16-bit rows, also try keeping them packed across the exchanges
+  // (remat) on such kernels and on kernels with sums over rows, and keep
+  // it where it spills less or fits more CTAs per SM. Elsewhere (and where
+  // it gains neither) its recomputation costs 3-10% (BENCHMARKS.md,
+  // 2026-12-03, sixth run).
+  if (artifacts.kernels.size() != 1)
+    return artifacts;
+  const KernelMetadata md = artifacts.kernels.front();
+  int64_t threads = md.blockThreads;
+  bool sums = !md.finishSymbol.empty();
+  bool clusterRows = md.clusterSize > 1 && !sums && !md.persistent;
+  if (threads <= 0 || (!clusterRows && !sums))
+    return artifacts;
+  auto occupancy = [&](const Artifacts &a) {
+    return ctasPerSmByRegisters(a.kernels.front().resources.registers,
+                                threads);
+  };
+  if (clusterRows && options.minCtasPerSm < 0 && spills(artifacts) == 0) {
+    int64_t now = occupancy(artifacts);
+    int64_t most =
+        std::min<int64_t>(kMaxCtasPerSm, kMaxThreadsPerSm / threads);
+    for (int64_t ctas = most; ctas > now; --ctas) {
+      CompileOptions bounded = options;
+      bounded.minCtasPerSm = ctas;
+      // The remat trial below compares this bounded kernel with its own.
+      bounded.remat = std::max<int64_t>(options.remat, 0);
+      FailureOr<Artifacts> retry =
+          compile(sourceMgr, bufferId, context, bounded);
+      if (failed(retry) || spills(*retry) > 0)
+        continue;
+      for (KernelMetadata &k : retry->kernels) {
+        std::string forced =
+            "; min_ctas_per_sm=" + std::to_string(ctas) + " (forced)";
+        std::string why = "; min_ctas_per_sm=" + std::to_string(ctas) +
+                          " (ptxas fits " + std::to_string(ctas) +
+                          " CTAs per SM without spilling; unbounded, " +
+                          std::to_string(md.resources.registers) +
+                          " registers fit " + std::to_string(now) + ")";
+        size_t at = k.configReason.find(forced);
+        if (at != std::string::npos)
+          k.configReason.replace(at, forced.size(), why);
       }
+      artifacts = std::move(*retry);
+      break;
+    }
+  }
+  bool narrowInput = false;
+  for (const KernelMetadata &k : artifacts.kernels)
+    for (const auto &[name, value] : k.bindings)
+      narrowInput |= value == "bf16" || value == "f16";
+  if (options.remat < 0 && narrowInput) {
+    CompileOptions packed = options;
+    packed.remat = 1;
+    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, packed);
+    bool fewerSpills =
+        succeeded(retry) && spills(*retry) < spills(artifacts);
+    bool moreCtas = succeeded(retry) && spills(*retry) == 0 &&
+                    spills(artifacts) == 0 &&
+                    occupancy(*retry) > occupancy(artifacts);
+    if (fewerSpills || moreCtas) {
+      std::string why =
+          " (16-bit rows kept packed across exchanges: " +
+          (fewerSpills ? "ptxas spills " + std::to_string(spills(*retry)) +
+                             " bytes instead of " +
+                             std::to_string(spills(artifacts))
+                       : std::to_string(occupancy(*retry)) +
+                             " CTAs per SM instead of " +
+                             std::to_string(occupancy(artifacts))) +
+          ")";
+      for (KernelMetadata &k : retry->kernels) {
+        size_t at = k.configReason.find("; remat=1");
+        if (at != std::string::npos)
+          k.configReason.insert(at + strlen("; remat=1"), why);
+      }
+      return retry;
     }
   }
   return artifacts;
@@ -576,13 +622,15 @@ std::string parseConfigOverrides(llvm::StringRef text,
     auto [key, value] = item.split('=');
     key = key.trim();
     // 0/1 flags.
-    if (key == "tuned" || key == "prefetch") {
+    if (key == "tuned" || key == "prefetch" || key == "remat") {
       StringRef v = value.trim();
       if (v != "0" && v != "1")
         return "config: '" + key.str() + "' takes 0 or 1, got '" + v.str() +
                "'";
       if (key == "tuned")
         options.useTuned = v == "1";
+      else if (key == "remat")
+        options.remat = v == "1";
       else
         options.prefetch = v == "1";
       continue;
@@ -604,7 +652,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.minCtasPerSm = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat";
   }
   return "";
 }

@@ -51,6 +51,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.clusterSize = options.clusterSize;
   config.minCtasPerSm = options.minCtasPerSm;
   config.prefetch = options.prefetch;
+  config.remat = options.remat;
   config.useTuned = options.useTuned;
   pm.addPass(mlir::quack::createQuackGroupReductions());
   pm.addPass(mlir::quack::createQuackScheduleLoads());

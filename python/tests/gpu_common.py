@@ -18,23 +18,12 @@ DTYPE_IDS = {torch.bfloat16: "bf16", torch.float16: "f16",
              torch.float32: "f32"}
 
 
-# With QUACK_TEST_HOST_ERRORS=1 (scripts/gpu-sanitize.sh sets it), error
-# measures run on the host, so that compute-sanitizer's racecheck sees only
-# the kernels under test and none of torch's own reductions (its float64
-# norm kernel reports shared-memory hazards of its own).
-HOST_ERRORS = os.environ.get("QUACK_TEST_HOST_ERRORS") == "1"
-
-
 def dtype_id(d):
     return DTYPE_IDS[d]
 
 
-def _measured(t):
-    return t.cpu() if HOST_ERRORS else t
-
-
 def finite(out):
-    out = _measured(out).double()
+    out = out.double()
     assert not torch.isnan(out).any(), "output has NaN (unwritten element?)"
     assert torch.isfinite(out).all(), "output has inf"
     return out
@@ -43,7 +32,7 @@ def finite(out):
 def rel_err(out, ref):
     """||out - ref|| / ||ref|| over the whole tensor."""
     out = finite(out)
-    ref = _measured(ref)
+    ref = ref
     denom = torch.linalg.vector_norm(ref).item()
     return torch.linalg.vector_norm(out - ref).item() / max(denom, 1e-30)
 
@@ -51,7 +40,7 @@ def rel_err(out, ref):
 def masked_rel_err(out, ref):
     """||out - ref|| / ||ref|| over the elements where the reference is
     finite; out may be NaN only where the reference is."""
-    out, ref = _measured(out).double(), _measured(ref).double()
+    out, ref = out.double(), ref.double()
     assert not torch.isnan(out[~torch.isnan(ref)]).any(), "unexpected NaN"
     mask = torch.isfinite(ref)
     d = torch.linalg.vector_norm((out - ref)[mask])
@@ -62,7 +51,7 @@ def masked_rel_err(out, ref):
 def max_row_rel(out, ref):
     """The worst row's relative error, out never NaN (one wrong CTA of a
     cluster hides in a whole-tensor norm)."""
-    out, ref = _measured(out).double(), _measured(ref).double()
+    out, ref = out.double(), ref.double()
     assert not torch.isnan(out).any(), "unwritten element (NaN)"
     num = torch.linalg.vector_norm(out - ref, dim=-1)
     den = torch.linalg.vector_norm(ref, dim=-1).clamp_min(1e-30)
@@ -74,7 +63,7 @@ def max_row_err(out, ref):
     hides in a whole-tensor norm)."""
     n = ref.shape[-1]
     out = finite(out).reshape(-1, n)
-    ref = _measured(ref).reshape(-1, n)
+    ref = ref.reshape(-1, n)
     if ref.shape[0] == 0:
         return 0.0
     num = torch.linalg.vector_norm(out - ref, dim=-1)

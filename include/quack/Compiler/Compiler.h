@@ -48,6 +48,9 @@ struct CompileOptions {
   int64_t minCtasPerSm = -1;
   /// Prefetch of the next row group in persistent kernels (-1: choose).
   int64_t prefetch = -1;
+  /// Keep 16-bit rows packed across exchanges (-1: choose by occupancy on
+  /// the cluster path).
+  int64_t remat = -1;
   /// Whether the architecture's table of measured configs
   /// (kernels/tuning/) may choose threads per row and rows per CTA.
   bool useTuned = true;

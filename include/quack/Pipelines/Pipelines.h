@@ -48,6 +48,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("persistent kernels load the next row group early "
                      "(-1: choose, 0: no, 1: yes)"),
       llvm::cl::init(-1)};
+  Option<int64_t> remat{
+      *this, "remat",
+      llvm::cl::desc("keep 16-bit rows packed across exchanges (0: no, "
+                     "1: yes)"),
+      llvm::cl::init(0)};
   Option<bool> useTuned{
       *this, "tuned",
       llvm::cl::desc("use the architecture's table of measured configs"),

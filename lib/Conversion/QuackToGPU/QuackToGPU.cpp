@@ -1628,7 +1628,8 @@ LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
       return success();
     }
   }
-  if (auto ext = dyn_cast<arith::ExtFOp>(op)) {
+  auto ext = dyn_cast<arith::ExtFOp>(op);
+  if (ext && config.remat) {
     auto source = fragments.find(ext.getIn());
     Type from = getElementTypeOrSelf(ext.getIn().getType());
     if (source != fragments.end() && getElementTypeOrSelf(ext.getType()).isF32() &&

@@ -19,6 +19,7 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
       b.getNamedAttr("cluster_size", b.getI64IntegerAttr(clusterSize)),
       b.getNamedAttr("min_ctas_per_sm", b.getI64IntegerAttr(minCtasPerSm)),
       b.getNamedAttr("prefetch", b.getBoolAttr(prefetch)),
+      b.getNamedAttr("remat", b.getBoolAttr(remat)),
       b.getNamedAttr("rows_per_cta", b.getI64IntegerAttr(rowsPerCta)),
       b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(threadsPerRow)),
       b.getNamedAttr("vector", b.getI64IntegerAttr(vector)),
@@ -65,6 +66,13 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
       return kernel.emitOpError("'")
              << kConfigAttrName << "' needs a boolean 'prefetch'";
     config.prefetch = flag.getValue();
+  }
+  if (Attribute v = dict.get("remat")) {
+    auto flag = dyn_cast<BoolAttr>(v);
+    if (!flag)
+      return kernel.emitOpError("'")
+             << kConfigAttrName << "' needs a boolean 'remat'";
+    config.remat = flag.getValue();
   }
   if (config.clusterSize > kMaxClusterSize)
     return kernel.emitOpError("'")

@@ -261,6 +261,12 @@ struct QuackSelectConfigPass
       why << "; prefetch=1 (one CTA per SM loops over rows; the loop carries "
           << carried << " registers)";
     }
+    if (remat < 0 || remat > 1)
+      return kernel.emitOpError("remat must be 0 or 1, got ")
+             << remat.getValue();
+    config.remat = remat == 1;
+    if (config.remat)
+      why << "; remat=1";
     if (config.ctaThreads() > kMaxCtaThreads)
       return kernel.emitOpError("threads_per_row * rows_per_cta = ")
              << config.ctaThreads() << " exceeds " << kMaxCtaThreads;

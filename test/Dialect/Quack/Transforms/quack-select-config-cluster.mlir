@@ -8,9 +8,9 @@
 // bf16, N = 65536: 4 CTAs of 16384 elements, 512 threads of four 8-element
 // vectors each.
 // CHECK-LABEL: quack.kernel @bf16_65536
-// CHECK-SAME: cluster_size = 4 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 4 : i64
+// CHECK-SAME: cluster_size = 4 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 4 : i64
 // FORCED-LABEL: quack.kernel @bf16_65536
-// FORCED-SAME: cluster_size = 8 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 2 : i64
+// FORCED-SAME: cluster_size = 8 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 2 : i64
 quack.kernel @bf16_65536(%x: memref<?x65536xbf16, strided<[?, 1]>>) {
   quack.return
 }
@@ -19,7 +19,7 @@ quack.kernel @bf16_65536(%x: memref<?x65536xbf16, strided<[?, 1]>>) {
 
 // f32, N = 131072: 16 CTAs of 8192 elements.
 // CHECK-LABEL: quack.kernel @f32_131072
-// CHECK-SAME: cluster_size = 16 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 4 : i64, vectors_per_thread = 4 : i64
+// CHECK-SAME: cluster_size = 16 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 4 : i64, vectors_per_thread = 4 : i64
 quack.kernel @f32_131072(%x: memref<?x131072xf32, strided<[?, 1]>>) {
   quack.return
 }
@@ -28,7 +28,7 @@ quack.kernel @f32_131072(%x: memref<?x131072xf32, strided<[?, 1]>>) {
 
 // bf16, N = 262144: the largest cluster, 16 CTAs.
 // CHECK-LABEL: quack.kernel @bf16_262144
-// CHECK-SAME: cluster_size = 16 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 4 : i64
+// CHECK-SAME: cluster_size = 16 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 4 : i64
 quack.kernel @bf16_262144(%x: memref<?x262144xbf16, strided<[?, 1]>>) {
   quack.return
 }
@@ -50,7 +50,7 @@ quack.kernel @bf16_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>) {
 // CTA, alone on its SM, loads the next row group ahead (prefetch): it then
 // carries 16 partials and twice 8 registers of bf16 inputs.
 // CHECK-LABEL: quack.kernel @sum_rows_16384
-// CHECK-SAME: cluster_size = 2 : i64, min_ctas_per_sm = 0 : i64, prefetch = true, rows_per_cta = 1 : i64, threads_per_row = 512 : i64
+// CHECK-SAME: cluster_size = 2 : i64, min_ctas_per_sm = 0 : i64, prefetch = true, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64
 // CHECK-SAME: quack.config_reason = "{{.*}}prefetch=1 (one CTA per SM loops over rows; the loop carries 32 registers)"
 quack.kernel @sum_rows_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>,
                              %dw: memref<16384xbf16> {quack.role = "output"}) {

@@ -37,6 +37,11 @@ struct KernelConfig {
   /// while the current one is reduced, exchanged and written, at the cost
   /// of holding two row groups' inputs in registers.
   bool prefetch = false;
+  /// Keep 16-bit rows packed across exchanges between threads: widen them
+  /// again where each phase uses them and recompute cheap values over them,
+  /// so that fewer registers stay live (more CTAs per SM), at the cost of
+  /// the recomputation.
+  bool remat = false;
   /// Byte alignment assumed for every pointer and row stride.
   int64_t alignment = 16;
   /// Why these values were chosen, for --print-config.

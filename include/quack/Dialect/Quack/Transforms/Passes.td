@@ -51,6 +51,9 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
     Option<"prefetch", "prefetch", "int64_t", /*default=*/"-1",
            "persistent kernels (sums over rows) load the next row group "
            "while the current one is processed (-1: choose, 0: no, 1: yes)">,
+    Option<"remat", "remat", "int64_t", /*default=*/"0",
+           "keep 16-bit rows packed across exchanges, recomputing cheap "
+           "values over them (0: no, 1: yes; quackc chooses by occupancy)">,
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
            "target architecture">,
     Option<"useTuned", "tuned", "bool", /*default=*/"true",
