@@ -39,8 +39,10 @@ mlir::quack::parseTunedConfigs(StringRef text, std::string &error) {
       field.split(parts, '\t', -1, false);
       words.append(parts.begin(), parts.end());
     }
+    // A copy: C++17 lambdas cannot capture structured bindings.
+    size_t lineNumber = index + 1;
     auto fail = [&](const Twine &why) {
-      error = ("line " + Twine(index + 1) + ": " + why).str();
+      error = ("line " + Twine(lineNumber) + ": " + why).str();
       return failure();
     };
     if (words.size() != 5)
