@@ -534,10 +534,22 @@ private:
     auto isIntLiteral = [](const Expr &e) {
       return e.kind == Expr::Kind::Number && e.isInteger;
     };
-    if (lhs->kind == Kind::Int && isIntLiteral(rhsExpr))
+    // An integer literal beside an integer becomes an i64: it must fit.
+    auto fitsI64 = [&](const Expr &e) -> LogicalResult {
+      if (e.number >= -0x1p63 && e.number < 0x1p63)
+        return success();
+      return error(e.loc) << "integer literal does not fit in i64";
+    };
+    if (lhs->kind == Kind::Int && isIntLiteral(rhsExpr)) {
+      if (failed(fitsI64(rhsExpr)))
+        return failure();
       rhs = RValue{intConstant(rhsExpr.number, at), false, Kind::Int};
-    if (rhs->kind == Kind::Int && isIntLiteral(lhsExpr))
+    }
+    if (rhs->kind == Kind::Int && isIntLiteral(lhsExpr)) {
+      if (failed(fitsI64(lhsExpr)))
+        return failure();
       lhs = RValue{intConstant(lhsExpr.number, at), false, Kind::Int};
+    }
     if (lhs->kind != rhs->kind) {
       if (lhs->kind == Kind::Bool || rhs->kind == Kind::Bool)
         return error(lhsExpr.loc)

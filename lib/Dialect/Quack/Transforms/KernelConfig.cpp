@@ -60,20 +60,21 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
              << kConfigAttrName << "' needs 'min_ctas_per_sm' in [0, 32]";
     config.minCtasPerSm = v.getInt();
   }
-  if (Attribute v = dict.get("prefetch")) {
+  // Optional flags (false when absent).
+  auto readFlag = [&](StringRef key, bool &field) -> LogicalResult {
+    Attribute v = dict.get(key);
+    if (!v)
+      return success();
     auto flag = dyn_cast<BoolAttr>(v);
     if (!flag)
       return kernel.emitOpError("'")
-             << kConfigAttrName << "' needs a boolean 'prefetch'";
-    config.prefetch = flag.getValue();
-  }
-  if (Attribute v = dict.get("remat")) {
-    auto flag = dyn_cast<BoolAttr>(v);
-    if (!flag)
-      return kernel.emitOpError("'")
-             << kConfigAttrName << "' needs a boolean 'remat'";
-    config.remat = flag.getValue();
-  }
+             << kConfigAttrName << "' needs a boolean '" << key << "'";
+    field = flag.getValue();
+    return success();
+  };
+  if (failed(readFlag("prefetch", config.prefetch)) ||
+      failed(readFlag("remat", config.remat)))
+    return failure();
   if (config.clusterSize > kMaxClusterSize)
     return kernel.emitOpError("'")
            << kConfigAttrName << "' asks for a cluster of "
