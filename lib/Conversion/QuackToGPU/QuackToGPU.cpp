@@ -16,7 +16,7 @@
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
 #include "quack/Layout/TVLayout.h"
 
-#include "TargetInfo.h"
+#include "../TargetInfo.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"

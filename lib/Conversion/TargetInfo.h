@@ -1,17 +1,17 @@
-//===- TargetInfo.h - NVIDIA instructions of the row lowering ---*- C++ -*-===//
+//===- TargetInfo.h - NVIDIA instructions of quack's lowerings -*- C++ -*-===//
 //
 // Part of the quack project.
 //
-// The few NVIDIA instructions the row lowering needs, behind one small
-// interface, so that the reduction lowering reads as an algorithm over
-// lanes, warps, CTAs and clusters: warp shuffles, CTA barriers, the cluster
+// The few NVIDIA instructions quack's lowerings need (the row lowering and
+// the cluster exchange's), behind one small interface, so that they read as
+// algorithms over lanes, warps, CTAs and clusters: warp shuffles, CTA barriers, the cluster
 // barrier, distributed shared memory addresses (mapa), asynchronous remote
 // stores that complete on the receiver's mbarrier (st.async), and mbarriers.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef QUACK_LIB_CONVERSION_QUACKTOGPU_TARGETINFO_H
-#define QUACK_LIB_CONVERSION_QUACKTOGPU_TARGETINFO_H
+#ifndef QUACK_LIB_CONVERSION_TARGETINFO_H
+#define QUACK_LIB_CONVERSION_TARGETINFO_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -120,4 +120,4 @@ private:
 
 } // namespace mlir::quack
 
-#endif // QUACK_LIB_CONVERSION_QUACKTOGPU_TARGETINFO_H
+#endif // QUACK_LIB_CONVERSION_TARGETINFO_H
