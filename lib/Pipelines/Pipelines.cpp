@@ -60,10 +60,13 @@ void buildQuackConfigPipeline(OpPassManager &pm,
 
 void buildQuackToGPUPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(mlir::quack::createConvertQuackToGPU());
+  pm.addPass(mlir::quack::createQuackVerifyClusterProtocol());
 }
 
 void buildGPUToNVVMPipeline(OpPassManager &pm, const PipelineOptions &) {
   OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
+  // It emits scf.if: before scf is lowered.
+  gpu.addPass(mlir::quack::createConvertQuackClusterToNVVM());
   gpu.addPass(createSCFToControlFlowPass());
   gpu.addPass(mlir::quack::createConvertQuackMathToNVVM());
   // Math first: what LLVM's NVPTX backend lowers natively must not become a

@@ -39,6 +39,36 @@ def ConvertQuackToGPU : Pass<"convert-quack-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertQuackClusterToNVVM
+    : Pass<"convert-quack-cluster-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "lowers the cluster exchange ops to mbarriers, mapa, "
+                "st.async and barrier.cluster";
+  let description = [{
+    - `quack.cluster.barrier_init`: in thread 0, `mbarrier.init` (arrival
+      count 1) of each barrier and `fence.mbarrier_init.release.cluster`;
+      a `bar.warp.sync`; then, in thread 0,
+      `mbarrier.arrive.expect_tx` of each barrier's byte count;
+    - `quack.cluster.barrier_arm`: in thread 0, `mbarrier.arrive.expect_tx`;
+    - `quack.cluster.arrive` / `wait`: `barrier.cluster.arrive[.relaxed]` /
+      `barrier.cluster.wait` (aligned);
+    - `quack.cluster.exchange`: thread `t` (and `t + cta_threads`, ...)
+      sends each value to peer `t` with
+      `st.async.shared::cluster.mbarrier::complete_tx::bytes.b32` at the
+      `mapa` address of this CTA's slot in the peer, completing on the
+      peer's mbarrier; then `mbarrier.try_wait.parity` on this CTA's
+      mbarrier, and a load of each value of rank `source`.
+
+    Run it before `scf` is lowered (it emits `scf.if`) and after
+    quack-verify-cluster-protocol.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 def ConvertQuackMathToNVVM
     : Pass<"convert-quack-math-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
   let summary = "lowers f32 math to NVPTX instructions without libdevice";

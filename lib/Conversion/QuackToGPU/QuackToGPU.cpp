@@ -180,20 +180,22 @@ private:
   /// and its cluster's CTAs in one round: every thread of the row ends with
   /// the same bits.
   SmallVector<Value> exchange(ArrayRef<Term> terms, SmallVector<Value> acc);
-  /// The cluster step of exchange(): every CTA pushes its partials into
-  /// every peer's slots of its rank with st.async, which completes on the
-  /// peer's mbarrier for this round, then combines the slots in rank order
-  /// (the same order in every CTA).
+  /// The cluster step of exchange(): one quack.cluster.exchange (every CTA
+  /// pushes its partials into every peer's slots of its rank, completing on
+  /// the peer's mbarrier for this round), then a butterfly over the ranks
+  /// in the same lanes and order in every CTA. convert-quack-cluster-to-nvvm
+  /// lowers the exchange; quack-verify-cluster-protocol checks its protocol.
   SmallVector<Value> reduceAcrossCluster(ArrayRef<Term> terms,
                                          ArrayRef<Value> partial);
   /// Initialises one mbarrier per cluster round, each expecting the bytes
-  /// that the cluster's CTAs will send it, and arrives on the cluster
-  /// barrier; the matching wait comes before the first remote store, so it
-  /// hides behind the row's loads.
+  /// that the cluster's CTAs will send it (quack.cluster.barrier_init), and
+  /// arrives on the cluster barrier; the matching wait comes before the
+  /// first exchange, so it hides behind the row's loads.
   void initClusterBarriers();
-  /// Thread 0 arms every round's mbarrier for its next phase (initialising
-  /// it first when asked): the phase completes once the cluster's
-  /// clusterSize partials (4 bytes per value of the round) have landed.
+  /// Arms every round's mbarrier for its next phase (quack.cluster.
+  /// barrier_arm; barrier_init when `initialise`): the phase completes once
+  /// the cluster's clusterSize partials (4 bytes per value of the round)
+  /// have landed.
   void armClusterBarriers(bool initialise);
   /// Emits the cluster wait that matches initClusterBarriers' arrive, once.
   void waitForClusterInit();
@@ -631,7 +633,7 @@ void RowKernelLowering::endRowLoop() {
     armClusterBarriers(/*initialise=*/false);
     if (warpsPerRow > 1)
       target.barrier();
-    target.clusterArrive();
+    ClusterArriveOp::create(b, loc, /*relaxed=*/false);
     clusterWaitPending = true;
   } else if (sharedBytes > 0) {
     target.barrier();
@@ -838,63 +840,38 @@ LogicalResult RowKernelLowering::lowerSumRows(SumRowsOp op) {
 }
 
 void RowKernelLowering::armClusterBarriers(bool initialise) {
-  Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(),
-                                            NVVMTargetInfo::kShared);
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        constI32(0));
-  // Emits `body(target, barrier of round r, r)` for every round, in
-  // thread 0.
-  auto inThreadZero = [&](function_ref<void(NVVMTargetInfo &, Value, int64_t)> body,
-                          bool fence) {
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirst,
-                                  /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    NVVMTargetInfo target(b, loc);
-    Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
-    for (int64_t r = 0; r < reductionRounds; ++r)
-      body(target, LLVM::GEPOp::create(
-                       b, loc, smemPtr, b.getI8Type(), smem,
-                       ValueRange{constI32(clusterBarrierOffset + 8 * r)}),
-           r);
-    if (fence)
-      target.fenceMbarrierInit();
-  };
-  if (initialise) {
-    inThreadZero(
-        [](NVVMTargetInfo &t, Value bar, int64_t) { t.mbarrierInit(bar, 1); },
-        /*fence=*/true);
-    // Orders the inits before the arrive below for tools that check
-    // shared-memory hazards (ptxas makes a single init warp-uniform, and
-    // compute-sanitizer's racecheck then flags the arrive of thread 0).
-    NVVM::SyncWarpOp::create(b, loc, constI32(-1));
+  SmallVector<int64_t> offsets, bytes;
+  for (int64_t r = 0; r < reductionRounds; ++r) {
+    offsets.push_back(clusterBarrierOffset + 8 * r);
+    bytes.push_back(4 * roundWidths[r] * config.clusterSize);
   }
-  inThreadZero(
-      [&](NVVMTargetInfo &t, Value bar, int64_t r) {
-        t.mbarrierArriveExpectTx(bar, 4 * roundWidths[r] * config.clusterSize);
-      },
-      /*fence=*/false);
+  auto smem = FlatSymbolRefAttr::get(sharedGlobal.getSymNameAttr());
+  DenseI64ArrayAttr offsetsAttr = b.getDenseI64ArrayAttr(offsets);
+  DenseI64ArrayAttr bytesAttr = b.getDenseI64ArrayAttr(bytes);
+  if (initialise)
+    ClusterBarrierInitOp::create(b, loc, smem, offsetsAttr, bytesAttr);
+  else
+    ClusterBarrierArmOp::create(b, loc, smem, offsetsAttr, bytesAttr);
 }
 
 void RowKernelLowering::initClusterBarriers() {
   // Each round's phase 0 completes when every CTA of the cluster (this one
   // included) has stored its partials: clusterSize * 4 bytes per value.
   armClusterBarriers(/*initialise=*/true);
-  NVVMTargetInfo(b, loc).clusterArriveRelaxed();
+  ClusterArriveOp::create(b, loc, /*relaxed=*/true);
   clusterWaitPending = true;
 }
 
 void RowKernelLowering::waitForClusterInit() {
   if (!clusterWaitPending)
     return;
-  NVVMTargetInfo target(b, loc);
-  target.clusterWait();
+  ClusterWaitOp::create(b, loc);
   clusterWaitPending = false;
   // Every gather is issued and no row is written yet: arrive now for the
   // barrier before the first matrix store (see run()).
   if (hasGathers && firstMatrixStore && gathersLeft == 0 && !gathersArrived &&
       !firstStoreLowered) {
-    target.clusterArrive();
+    ClusterArriveOp::create(b, loc, /*relaxed=*/false);
     gathersArrived = true;
   }
 }
@@ -1349,71 +1326,25 @@ SmallVector<Value> RowKernelLowering::exchange(ArrayRef<Term> terms,
 SmallVector<Value>
 RowKernelLowering::reduceAcrossCluster(ArrayRef<Term> terms,
                                        ArrayRef<Value> partial) {
-  NVVMTargetInfo target(b, loc);
   int64_t clusterSize = config.clusterSize;
-  int64_t width = partial.size();
   int64_t round = clusterRound++;
-  Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(),
-                                            NVVMTargetInfo::kShared);
-  Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
-  Value bar = LLVM::GEPOp::create(
-      b, loc, smemPtr, b.getI8Type(), smem,
-      ValueRange{constI32(clusterBarrierOffset + 8 * round)});
-  // Slots [rank][value] of this round, 4 bytes each.
-  int64_t slotBase = clusterSlotCursor / 4;
-  clusterSlotCursor += 4 * clusterSize * width;
-  // This CTA's slots in this CTA's shared memory; their addresses in a
-  // peer's shared memory come from mapa.
-  Value mine = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, clusterRank, constI32(width)),
-      constI32(slotBase));
+  int64_t slots = clusterSlotCursor;
+  clusterSlotCursor += 4 * clusterSize * partial.size();
 
   // Peers may only signal an mbarrier once it is initialised everywhere.
   waitForClusterInit();
 
-  // Thread t sends this CTA's partials to peers t, t + T, ... (T threads per
-  // CTA), so every peer gets exactly `width` 4-byte stores per round.
-  int64_t ctaThreads = config.ctaThreads();
-  for (int64_t first = 0; first < clusterSize; first += ctaThreads) {
-    Value peer = first ? arith::AddIOp::create(b, loc, tid, constI32(first))
-                       : tid;
-    Value sends = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        peer, constI32(clusterSize));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, sends,
-                                  /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    NVVMTargetInfo sender(b, loc);
-    Value peerBar = sender.mapToRank(bar, peer);
-    for (auto [j, v] : llvm::enumerate(partial)) {
-      Value slot = LLVM::GEPOp::create(
-          b, loc, smemPtr, v.getType(), smem,
-          ValueRange{arith::AddIOp::create(b, loc, mine, constI32(j))});
-      sender.storeAsyncRemote(sender.mapToRank(slot, peer), v, peerBar);
-    }
-  }
-
-  // Phase 0 of this round's mbarrier completes when all clusterSize
-  // partials have landed here; then every thread combines them in rank
-  // order, so every CTA computes the same bits.
-  if (clusterParity)
-    target.mbarrierWait(bar, clusterParity);
-  else
-    target.mbarrierWait(bar, /*parity=*/0);
-  // Lane j reads rank j mod clusterSize's values; a butterfly combines
-  // them (the same lanes and order in every CTA).
-  Value source = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, laneSlot(clusterSize),
-                                    constI32(width)),
-      constI32(slotBase));
-  SmallVector<Value> part;
-  for (auto [j, v] : llvm::enumerate(partial)) {
-    Value src = LLVM::GEPOp::create(
-        b, loc, smemPtr, v.getType(), smem,
-        ValueRange{arith::AddIOp::create(b, loc, source, constI32(j))});
-    part.push_back(LLVM::LoadOp::create(b, loc, v.getType(), src, 4));
-  }
-  return butterfly(terms, part, clusterSize);
+  // Every CTA sends its partials into every peer's slots of its rank; lane
+  // j then reads rank j mod clusterSize's values and a butterfly combines
+  // them (the same lanes and order in every CTA, so every CTA computes the
+  // same bits).
+  Value parity = clusterParity ? clusterParity : constI32(0);
+  auto exchange = ClusterExchangeOp::create(
+      b, loc, sharedGlobal.getSymName(), clusterBarrierOffset + 8 * round,
+      slots, parity, laneSlot(clusterSize), partial, clusterSize,
+      config.ctaThreads());
+  return butterfly(terms, SmallVector<Value>(exchange.getResults()),
+                   clusterSize);
 }
 
 LogicalResult RowKernelLowering::lowerGather(GatherOp op) {
@@ -1777,14 +1708,13 @@ LogicalResult RowKernelLowering::run() {
     // any thread writes a row, so the first matrix store waits for all.
     // In a cluster, the peers' gathers must be done too: a cluster barrier.
     if (&op == firstMatrixStore && hasGathers) {
-      NVVMTargetInfo target(b, loc);
       if (config.clusterSize > 1) {
         waitForClusterInit();
         if (!gathersArrived)
-          target.clusterArrive();
-        target.clusterWait();
+          ClusterArriveOp::create(b, loc, /*relaxed=*/false);
+        ClusterWaitOp::create(b, loc);
       } else {
-        target.barrier();
+        NVVMTargetInfo(b, loc).barrier();
       }
       firstStoreLowered = true;
     }

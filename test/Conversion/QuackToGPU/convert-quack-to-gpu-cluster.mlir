@@ -1,5 +1,5 @@
-// RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu | FileCheck %s
-// RUN: quack-opt %s --quack-select-config=prefetch=1 --convert-quack-to-gpu | FileCheck %s --check-prefix=LOOP
+// RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
+// RUN: quack-opt %s --quack-select-config=prefetch=1 --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s --check-prefix=LOOP
 
 // With prefetch forced, a kernel without sums over rows loops over row
 // groups on a persistent grid (no workspace, no finishing entry point) and
@@ -8,15 +8,17 @@
 // LOOP-LABEL: gpu.func @sum_rows(
 // LOOP-SAME: prefetch = true
 // LOOP-SAME: quack.persistent
-// LOOP: nvvm.cluster.arrive.relaxed
+// LOOP: quack.cluster.arrive relaxed
 // LOOP: llvm.load {{.*}} -> vector<8xbf16>
-// LOOP: scf.for
+// LOOP: scf.for {{.*}} iter_args({{.*}}, %[[PARITY:.*]] = %c0_i32)
 // LOOP: llvm.load {{.*}} -> vector<8xbf16>
-// LOOP: nvvm.cluster.wait
-// LOOP: st.async
-// LOOP: nvvm.cluster.arrive {aligned}
-// LOOP: scf.yield
-// LOOP: nvvm.cluster.wait
+// LOOP: quack.cluster.wait
+// LOOP: quack.cluster.exchange {{.*}} parity %[[PARITY]]
+// LOOP: quack.cluster.barrier_arm @__quack_smem_sum_rows barriers [0] expect_tx [16]
+// LOOP: quack.cluster.arrive{{$}}
+// LOOP: %[[NEXT:.*]] = arith.xori %[[PARITY]], %c1_i32
+// LOOP: scf.yield {{.*}}, %[[NEXT]]
+// LOOP: quack.cluster.wait
 // LOOP-NOT: _finish
 
 // A row of 65536 bf16 split over a cluster of 4 CTAs of 512 threads. Each
@@ -32,39 +34,24 @@
 // CHECK: arith.muli %{{.*}}, %c16384_i64 : i64
 // The CTAs of a cluster share a row: row = ctaid.x / 4.
 // CHECK: arith.divui %{{.*}}, %c4_i64{{.*}} : i64
-// Thread 0 initialises the round's mbarrier and fences the init for the
-// cluster; after a warp barrier (which orders the init before the arrive
-// for racecheck), thread 0 arms it to expect 4 partials of 4 bytes; all
+// One mbarrier at offset 0, armed for the 4 CTAs' 4-byte partials; all
 // threads arrive (relaxed) on the cluster barrier before the loads.
-// CHECK: scf.if
-// CHECK: nvvm.mbarrier.init %[[BAR0:.*]], %c1_i32{{.*}} : !llvm.ptr<3>, i32
-// CHECK: nvvm.fence.mbarrier.init
-// CHECK: nvvm.bar.warp.sync
-// CHECK: scf.if
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16_i32{{.*}} : !llvm.ptr<3>, i32
-// CHECK: nvvm.cluster.arrive.relaxed {aligned}
+// CHECK: quack.cluster.barrier_init @__quack_smem_sum_rows barriers [0] expect_tx [16]
+// CHECK-NEXT: quack.cluster.arrive relaxed
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
 // CHECK: nvvm.shfl.sync  bfly
 // CHECK: gpu.barrier
-// The wait that matches the arrive comes after the loads, before the first
-// remote store.
-// CHECK: nvvm.cluster.wait {aligned}
-// Thread t < 4 stores the CTA's partial into slot `rank` of CTA t, which
-// completes 4 bytes on CTA t's mbarrier.
-// CHECK: %[[SEND:.*]] = arith.cmpi ult, %{{.*}}, %c4_i32
-// CHECK: scf.if %[[SEND]]
-// CHECK: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK: nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK: llvm.inline_asm has_side_effects "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-// Every thread waits for phase 0 (all 16 bytes landed); lane j reads rank
-// j mod 4's slot and a 4-lane butterfly combines them, in the same lanes and
-// order in every CTA.
-// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %c0_i32{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32
-// CHECK: arith.andi %{{.*}}, %c3_i32 : i32
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
-// CHECK-NOT: llvm.load
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c2_i32
+// The wait that matches the arrive comes after the loads and the exchange
+// inside the CTA, before the exchange between CTAs.
+// CHECK: quack.cluster.wait
+// Lane j reads rank j mod 4's partial (slots at byte 72, after the
+// mbarrier and the 16 warps' slots); a 4-lane butterfly combines them, in
+// the same lanes and order in every CTA.
+// CHECK: %[[SRC:.*]] = arith.andi %{{.*}}, %c3_i32 : i32
+// CHECK: %[[ALL:.*]] = quack.cluster.exchange @__quack_smem_sum_rows barrier 0 slots 72 parity %{{.*}} from %[[SRC]] (%{{.*}}) {cluster_size = 4 : i64, cta_threads = 512 : i64} : f32
+// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %[[ALL]], %c2_i32
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
+// CHECK-NOT: quack.cluster
 // CHECK: gpu.return
 quack.kernel @sum_rows(%x: memref<?x65536xbf16, strided<[?, 1]>> {quack.role = "input", quack.name = "x"},
                        %s: memref<?xf32> {quack.role = "output", quack.name = "s"}) {

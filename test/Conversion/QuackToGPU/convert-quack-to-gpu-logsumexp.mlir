@@ -1,4 +1,4 @@
-// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu | FileCheck %s
+// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
 
 // A logsumexp is one exchange of the online pair (max, sum of exp(x - max)):
 // a row of 4096 f32 over 512 threads, 16 warps.
@@ -50,17 +50,11 @@ quack.kernel @lse(%x: memref<?x4096xf32> {quack.name = "x"},
 // On the cluster path the pair is one round: each CTA sends 2 values of 4
 // bytes to each of 4 peers, so the round's mbarrier expects 4 x 8 bytes.
 // CHECK-LABEL: gpu.module @lse_cluster
-// CHECK: nvvm.mbarrier.init
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32_i32{{.*}} : !llvm.ptr<3>, i32
-// CHECK-NOT: nvvm.mbarrier.init
-// CHECK: nvvm.cluster.wait
-// CHECK: nvvm.mapa
-// CHECK: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-// CHECK: nvvm.mapa
-// CHECK: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-// CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-NOT: nvvm.mbarrier.try_wait.parity
-// CHECK: arith.andi %{{.*}}, %c3_i32 : i32
+// CHECK: quack.cluster.barrier_init @__quack_smem_lse_cluster barriers [0] expect_tx [32]
+// CHECK: quack.cluster.wait
+// CHECK: %[[SRC:.*]] = arith.andi %{{.*}}, %c3_i32 : i32
+// CHECK: quack.cluster.exchange {{.*}} from %[[SRC]] (%{{.*}}, %{{.*}}) {cluster_size = 4 : i64, cta_threads = 512 : i64} : f32, f32
+// CHECK-NOT: quack.cluster.exchange
 // CHECK: math.log
 // CHECK: gpu.return
 quack.kernel @lse_cluster(%x: memref<?x65536xbf16> {quack.name = "x"},

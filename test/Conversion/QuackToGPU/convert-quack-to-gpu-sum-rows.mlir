@@ -1,5 +1,5 @@
-// RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu | FileCheck %s
-// RUN: quack-opt %s --quack-select-config=prefetch=0 --convert-quack-to-gpu | FileCheck %s --check-prefix=NOPRE
+// RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
+// RUN: quack-opt %s --quack-select-config=prefetch=0 --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s --check-prefix=NOPRE
 
 // A sum over rows: the grid is persistent, each CTA loops over row groups
 // from ctaid.x in steps of nctaid.x carrying one f32 partial per element it
@@ -63,10 +63,9 @@ quack.kernel @dw(%x: memref<?x1024xbf16, strided<[?, 1]>>,
 // CHECK: gpu.func @dw_cluster
 // CHECK-SAME: nvvm.maxnreg = 128 : i32
 // CHECK-SAME: prefetch = true
-// CHECK: nvvm.mbarrier.init
-// CHECK: nvvm.fence.mbarrier.init
-// CHECK: nvvm.cluster.arrive.relaxed
-// CHECK-NOT: nvvm.cluster.wait
+// CHECK: quack.cluster.barrier_init @__quack_smem_dw_cluster barriers [0] expect_tx [8]
+// CHECK: quack.cluster.arrive relaxed
+// CHECK-NOT: quack.cluster.wait
 // CHECK: %[[FIRST0:.*]] = scf.if
 // CHECK: llvm.load {{.*}} -> vector<8xbf16>
 // CHECK: %[[FIRST1:.*]] = scf.if
@@ -77,20 +76,18 @@ quack.kernel @dw(%x: memref<?x1024xbf16, strided<[?, 1]>>,
 // CHECK: %[[NEXT1:.*]] = scf.if
 // CHECK: llvm.load {{.*}} -> vector<8xbf16>
 // CHECK: gpu.barrier
-// CHECK-NOT: st.async
-// CHECK: nvvm.cluster.wait {aligned}
-// CHECK-NOT: nvvm.cluster
-// CHECK: st.async
-// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PARITY]]
-// CHECK-NOT: nvvm.mbarrier.init
-// CHECK: nvvm.mbarrier.arrive.expect_tx
-// CHECK-NEXT: }
+// CHECK-NOT: quack.cluster.exchange
+// CHECK: quack.cluster.wait
+// CHECK-NOT: quack.cluster.{{arrive|wait}}
+// CHECK: quack.cluster.exchange {{.*}} parity %[[PARITY]]
+// CHECK-NOT: quack.cluster.barrier_init
+// CHECK: quack.cluster.barrier_arm @__quack_smem_dw_cluster barriers [0] expect_tx [8]
 // CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: quack.cluster.arrive{{$}}
 // CHECK: %[[FLIP:.*]] = arith.xori %[[PARITY]], %c1_i32
 // CHECK: scf.yield {{.*}}, %[[NEXT0]], %[[NEXT1]], %[[FLIP]] : {{.*}}, vector<8xbf16>, vector<8xbf16>, i32
 // CHECK-NEXT: }
-// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK-NEXT: quack.cluster.wait
 // CHECK: gpu.func @dw_cluster_finish
 
 // Without prefetch, the loop carries the partials and the parity only, and
@@ -100,12 +97,12 @@ quack.kernel @dw(%x: memref<?x1024xbf16, strided<[?, 1]>>,
 // NOPRE-NOT: llvm.load
 // NOPRE: scf.for {{.*}} iter_args(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}} = %c0_i32{{.*}}) -> (vector<8xf32>, vector<8xf32>, i32)
 // NOPRE: llvm.load {{.*}} -> vector<8xbf16>
-// NOPRE: nvvm.cluster.wait {aligned}
-// NOPRE: st.async
-// NOPRE: nvvm.cluster.arrive {aligned}
+// NOPRE: quack.cluster.wait
+// NOPRE: quack.cluster.exchange
+// NOPRE: quack.cluster.arrive{{$}}
 // NOPRE: scf.yield {{.*}} : vector<8xf32>, vector<8xf32>, i32
 // NOPRE-NEXT: }
-// NOPRE-NEXT: nvvm.cluster.wait {aligned}
+// NOPRE-NEXT: quack.cluster.wait
 quack.kernel @dw_cluster(%x: memref<?x16384xbf16, strided<[?, 1]>>,
                          %dw: memref<16384xbf16> {quack.role = "output", quack.name = "dw"}) {
   %row = quack.load %x : memref<?x16384xbf16, strided<[?, 1]>> -> vector<16384xbf16>

@@ -233,5 +233,6 @@ def Quack_SumRowsOp : Quack_Op<"sum_rows", [MemoryEffects<[MemWrite]>]> {
 }
 
 include "quack/Dialect/Quack/IR/QuackLayoutOps.td"
+include "quack/Dialect/Quack/IR/QuackClusterOps.td"
 
 #endif // QUACK_DIALECT_QUACK_IR_QUACKOPS_TD

@@ -126,4 +126,43 @@ def QuackScheduleLoads : Pass<"quack-schedule-loads", "::mlir::ModuleOp"> {
   }];
 }
 
+def QuackVerifyClusterProtocol
+    : Pass<"quack-verify-cluster-protocol", "::mlir::ModuleOp"> {
+  let summary = "checks the protocol of every cluster exchange";
+  let description = [{
+    A wrong cluster exchange does not fail loudly: a wrong expected byte count
+    hangs, and a peer that writes too early corrupts a partial or traps. This
+    analysis follows the `quack.cluster.*` ops of every function in program
+    order (through `scf.for` loops, whose bodies it follows twice so that the
+    second iteration sees what the first left) and reports, at the
+    offending op:
+
+    1. *init before peers write*: an exchange through an mbarrier that no
+       `quack.cluster.barrier_init` initialised, or whose initialisation no
+       `quack.cluster.arrive` + `quack.cluster.wait` has made visible to the
+       peers (peers write as soon as they pass their own wait);
+    2. *expected bytes*: an exchange whose receiver expects a byte count
+       other than `4 * cluster_size * values`, the bytes the cluster's CTAs
+       send it; a phase armed twice, whose counts would add up;
+    3. *phases*: an exchange through an mbarrier with no armed phase (the
+       last one was completed and not re-armed), or waiting for the wrong
+       parity: in straight-line code the parity is the constant of the
+       barrier's phase; in a loop it is a loop-carried `i32` that starts at
+       the phase's parity and is flipped (`arith.xori` with 1) every
+       iteration, each barrier completing exactly one phase per iteration;
+    4. *slot reuse*: a second exchange through the same mbarrier and slots
+       without a `quack.cluster.arrive` (not relaxed: it releases this CTA's
+       reads of the slots) and a `quack.cluster.wait` after the first;
+    5. *no CTA exits while peers write into it*: a cluster op under
+       conditional control flow (a CTA that skips an exchange may exit while
+       its peers still write into it, or leave them waiting), and a kernel
+       that returns with an arrive not matched by a wait; arrives and waits
+       alternate.
+
+    The lowering of `quack.cluster.exchange` waits on this CTA's mbarrier
+    before it returns, so a CTA that has completed all its exchanges has
+    received every byte its peers send it.
+  }];
+}
+
 #endif // QUACK_DIALECT_QUACK_TRANSFORMS_PASSES_TD
