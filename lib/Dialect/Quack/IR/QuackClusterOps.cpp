@@ -41,11 +41,28 @@ static LogicalResult verifySharedGlobal(Operation *op,
   if (!global)
     return op->emitOpError("'") << smem.getValue()
                                 << "' is not an llvm.mlir.global";
-  if (global.getAddrSpace() != 3)
+  // The global's attributes are read untyped: symbol uses may be verified
+  // before the global itself, so they may not have the types its accessors
+  // assume.
+  Attribute spaceAttr =
+      global->getInherentAttr(global.getAddrSpaceAttrName())
+          .value_or(Attribute());
+  std::optional<int64_t> space = 0; // The default: generic memory.
+  if (spaceAttr) {
+    auto integer = dyn_cast<IntegerAttr>(spaceAttr);
+    space = integer ? std::optional<int64_t>(integer.getInt()) : std::nullopt;
+  }
+  if (space != 3)
     return op->emitOpError("'") << smem.getValue()
                                 << "' is not in shared memory (address space "
-                                << global.getAddrSpace() << ", expected 3)";
-  auto array = dyn_cast<LLVM::LLVMArrayType>(global.getType());
+                                << (space ? std::to_string(*space)
+                                          : std::string("unknown"))
+                                << ", expected 3)";
+  auto type = dyn_cast_if_present<TypeAttr>(
+      global->getInherentAttr(global.getGlobalTypeAttrName()).value_or(
+          Attribute()));
+  auto array = type ? dyn_cast<LLVM::LLVMArrayType>(type.getValue())
+                    : LLVM::LLVMArrayType();
   if (!array || !array.getElementType().isInteger(8))
     return op->emitOpError("'") << smem.getValue()
                                 << "' is not an array of i8";
