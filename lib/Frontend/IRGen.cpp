@@ -812,9 +812,10 @@ private:
                              "output; it can only be the whole value assigned "
                              "to an output T[N] (dw = sum_rows(...))";
 
-    // Row reductions: sum, mean, logsumexp, and one-argument max and min.
+    // Row reductions: sum, mean, logsumexp, argmax, and one-argument max
+    // and min.
     bool isReduction = callee == "sum" || callee == "mean" ||
-                       callee == "logsumexp" ||
+                       callee == "logsumexp" || callee == "argmax" ||
                        ((callee == "max" || callee == "min") && arity == 1);
     if (isReduction) {
       if (failed(expectArity(1)))
@@ -831,6 +832,10 @@ private:
         return RValue{
             mlir::quack::LogSumExpOp::create(b, at, b.getF32Type(), row.value),
             false, Kind::Float};
+      if (callee == "argmax")
+        return RValue{
+            mlir::quack::ArgMaxOp::create(b, at, b.getI64Type(), row.value),
+            false, Kind::Int};
       mlir::quack::CombiningKind kind =
           callee == "max"   ? mlir::quack::CombiningKind::Max
           : callee == "min" ? mlir::quack::CombiningKind::Min
@@ -900,7 +905,8 @@ private:
                     Kind::Float};
     }
     return error(e.loc) << "unknown function '" << callee
-                        << "'; known: sum, mean, max, min, logsumexp, sum_rows, exp, "
+                        << "'; known: sum, mean, max, min, logsumexp, "
+                           "argmax, sum_rows, exp, "
                            "exp2, log, sqrt, rsqrt, tanh, abs, sigmoid, "
                            "where, and, or, not, f32, f16, bf16, i32, i64";
   }

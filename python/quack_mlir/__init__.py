@@ -1,9 +1,10 @@
 """quack_mlir: PyTorch ops that launch kernels compiled by quackc.
 
 Ops (over the last dimension, on the current CUDA stream): rmsnorm,
-softmax, layer_norm (forward only) and cross_entropy (with autograd). Each is registered with torch.library
-(quack_mlir::rmsnorm_fwd, softmax_fwd, layernorm_fwd) for torch.compile,
-and called directly, past the dispatcher, in eager mode.
+softmax, layer_norm (forward only), cross_entropy (with autograd) and
+argmax. Each is registered with torch.library (quack_mlir::rmsnorm_fwd,
+softmax_fwd, layernorm_fwd, argmax) for torch.compile, and called
+directly, past the dispatcher, in eager mode.
 
 Kernels come from ahead-of-time bundles (`quackc KERNEL.qk --bundle=DIR`),
 found through $QUACK_MLIR_BUNDLE or `set_bundle(path)`: a bundle directory
@@ -17,12 +18,14 @@ $QUACK_MLIR_BUILD_DIR/lib).
 from ._kernels import get_bundle, set_bundle
 from ._runtime import KernelError, RuntimeLibraryError
 from .bundle import BundleError, KernelNotFoundError
+from .argmax import argmax
 from .cross_entropy import cross_entropy
 from .layernorm import layer_norm, layer_norm_backward
 from .rmsnorm import rmsnorm, rmsnorm_backward
 from .softmax import softmax
 
 __all__ = ["rmsnorm", "rmsnorm_backward", "softmax", "layer_norm",
-           "layer_norm_backward", "cross_entropy", "set_bundle", "get_bundle",
+           "layer_norm_backward", "cross_entropy", "argmax", "set_bundle",
+           "get_bundle",
            "BundleError", "KernelNotFoundError", "KernelError",
            "RuntimeLibraryError"]

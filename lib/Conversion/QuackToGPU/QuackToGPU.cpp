@@ -146,7 +146,10 @@ private:
   struct Term {
     CombiningKind kind = CombiningKind::Add;
     bool online = false;
-    int64_t width() const { return online ? 2 : 1; }
+    /// The (value, column) pair of an argmax: the larger value wins, the
+    /// smaller column on a tie, NaN over numbers.
+    bool argmax = false;
+    int64_t width() const { return online || argmax ? 2 : 1; }
   };
   /// One reduction of a group: its term of the exchange and this thread's
   /// partial values.
@@ -155,7 +158,8 @@ private:
     Term term;
     SmallVector<Value, 2> partial;
   };
-  /// This thread's partial of a quack.reduce or quack.logsumexp.
+  /// This thread's partial of a quack.reduce, quack.logsumexp or
+  /// quack.argmax.
   FailureOr<PendingReduction> beginReduction(Operation *op);
   /// Maps the reduction's result from its combined values.
   void finishReduction(const PendingReduction &pending,
@@ -175,6 +179,9 @@ private:
   /// The shift of an online term with maximum `max`: max, or 0 where the
   /// max is -inf (an empty or all -inf row), so that sums stay 0, not NaN.
   Value onlineShift(Value max);
+  /// Whether the argmax candidate (v, i) beats (w, j): v > w, or v == w and
+  /// i < j, where NaN is larger than every number (i1).
+  Value argmaxBeats(Value v, Value i, Value w, Value j);
   /// Combines every thread's partials of `terms` (32-bit values, an online
   /// term's two in order) across the row's lanes of a warp, its CTA's warps
   /// and its cluster's CTAs in one round: every thread of the row ends with
@@ -883,7 +890,8 @@ LogicalResult RowKernelLowering::allocateSharedMemory() {
   int64_t warpsPerRow = config.threadsPerRow / kWarpSize;
   bool previousReduces = false;
   for (Operation &op : kernel.getBody().front()) {
-    int64_t width = isa<ReduceOp>(op) ? 1 : isa<LogSumExpOp>(op) ? 2 : 0;
+    int64_t width =
+        isa<ReduceOp>(op) ? 1 : isa<LogSumExpOp, ArgMaxOp>(op) ? 2 : 0;
     if (width && previousReduces)
       roundWidths.back() += width;
     else if (width)
@@ -1126,6 +1134,33 @@ RowKernelLowering::beginReduction(Operation *op) {
         op, Term{reduce.getKind()},
         {reduceInThread(reduce.getKind(), *frags, *ident)}};
   }
+  if (isa<ArgMaxOp>(op)) {
+    // This thread's best (value, column) over its elements, in column
+    // order; vectors past the row's end keep the identity (-inf, INT32_MAX),
+    // which every element of the row beats.
+    Type i32 = b.getI32Type();
+    Value best = arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(f32, -std::numeric_limits<double>::infinity()));
+    Value bestColumn = constI32(std::numeric_limits<int32_t>::max());
+    for (auto [k, frag] : llvm::enumerate(*frags)) {
+      Value first = arith::TruncIOp::create(b, loc, i32, vectorColumn(k));
+      Value inBounds = vectorInBounds(k);
+      for (int64_t l = 0; l < config.vector; ++l) {
+        Value v = vector::ExtractOp::create(b, loc, frag, l);
+        Value column =
+            l ? arith::AddIOp::create(b, loc, first, constI32(l)) : first;
+        Value beats = argmaxBeats(v, column, best, bestColumn);
+        if (inBounds)
+          beats = arith::AndIOp::create(b, loc, beats, inBounds);
+        best = arith::SelectOp::create(b, loc, beats, v, best);
+        bestColumn = arith::SelectOp::create(b, loc, beats, column, bestColumn);
+      }
+    }
+    Term term;
+    term.argmax = true;
+    return PendingReduction{op, term, {best, bestColumn}};
+  }
   // A logsumexp is one exchange of the online pair: each thread takes the
   // maximum m of its own elements and the sum of exp(x - m) over them (a
   // thread whose elements are all -inf shifts by 0, so its sum is 0, not
@@ -1150,6 +1185,11 @@ RowKernelLowering::beginReduction(Operation *op) {
 
 void RowKernelLowering::finishReduction(const PendingReduction &pending,
                                         ArrayRef<Value> combined) {
+  if (pending.term.argmax) {
+    scalars.map(pending.op->getResult(0),
+                arith::ExtUIOp::create(b, loc, b.getI64Type(), combined[1]));
+    return;
+  }
   if (!pending.term.online) {
     scalars.map(pending.op->getResult(0), combined[0]);
     return;
@@ -1222,6 +1262,22 @@ Value RowKernelLowering::onlineShift(Value max) {
   return arith::SelectOp::create(b, loc, empty, zero, max);
 }
 
+Value RowKernelLowering::argmaxBeats(Value v, Value i, Value w, Value j) {
+  Value greater =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, v, w);
+  Value equal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, w);
+  Value earlier = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, j);
+  // Both numbers (OGT and OEQ are false when either is NaN).
+  Value asNumbers = arith::OrIOp::create(
+      b, loc, greater, arith::AndIOp::create(b, loc, equal, earlier));
+  // v is NaN: it beats a number, and an earlier NaN.
+  Value vNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  Value wNumber =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, w, w);
+  Value asNaN = arith::OrIOp::create(b, loc, wNumber, earlier);
+  return arith::SelectOp::create(b, loc, vNaN, asNaN, asNumbers);
+}
+
 SmallVector<Value> RowKernelLowering::butterfly(ArrayRef<Term> terms,
                                                 SmallVector<Value> acc,
                                                 int64_t lanes) {
@@ -1231,33 +1287,59 @@ SmallVector<Value> RowKernelLowering::butterfly(ArrayRef<Term> terms,
       for (auto [v, kind] : llvm::zip(values, kinds))
         v = combine(kind, v, target.shuffleXor(v, offset));
   };
+  // Where each term's values start in acc.
+  SmallVector<size_t> start;
+  for (size_t i = 0, t = 0; t < terms.size(); i += terms[t++].width())
+    start.push_back(i);
+  SmallVector<Value> out(acc);
   // First every plain value and every online maximum...
   SmallVector<Value> first;
   SmallVector<CombiningKind> kinds;
-  for (size_t i = 0, t = 0; t < terms.size(); i += terms[t++].width()) {
-    first.push_back(acc[i]);
+  SmallVector<size_t> termOf;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    if (terms[t].argmax)
+      continue;
+    first.push_back(acc[start[t]]);
     kinds.push_back(terms[t].online ? CombiningKind::Max : terms[t].kind);
+    termOf.push_back(t);
   }
   SmallVector<Value> ownMax(first);
   steps(first, kinds);
+  for (auto [j, t] : llvm::enumerate(termOf))
+    out[start[t]] = first[j];
   // ...then each online sum, rescaled from the lane's own maximum m to the
   // group's M: s * e^(m - M), with M taken as 0 where it is -inf (then every
   // m is -inf and every s is 0), so that no -inf - -inf makes a NaN.
   SmallVector<Value> sums;
-  for (size_t i = 0, t = 0; t < terms.size(); i += terms[t++].width()) {
+  SmallVector<size_t> sumAt;
+  for (auto [j, t] : llvm::enumerate(termOf)) {
     if (!terms[t].online)
       continue;
-    Value shift = onlineShift(first[t]);
+    Value shift = onlineShift(first[j]);
     Value scale = math::ExpOp::create(
-        b, loc, arith::SubFOp::create(b, loc, ownMax[t], shift));
-    sums.push_back(arith::MulFOp::create(b, loc, acc[i + 1], scale));
+        b, loc, arith::SubFOp::create(b, loc, ownMax[j], shift));
+    sums.push_back(arith::MulFOp::create(b, loc, acc[start[t] + 1], scale));
+    sumAt.push_back(start[t] + 1);
   }
   steps(sums, SmallVector<CombiningKind>(sums.size(), CombiningKind::Add));
-  SmallVector<Value> out;
-  for (size_t t = 0, j = 0; t < terms.size(); ++t) {
-    out.push_back(first[t]);
-    if (terms[t].online)
-      out.push_back(sums[j++]);
+  for (auto [k, at] : llvm::enumerate(sumAt))
+    out[at] = sums[k];
+  // Argmax pairs: each step keeps the better of the lane's pair and its
+  // partner's. The order is total (columns differ, or the pairs are equal),
+  // so every lane ends with the same bits.
+  for (size_t t = 0; t < terms.size(); ++t) {
+    if (!terms[t].argmax)
+      continue;
+    Value v = acc[start[t]], i = acc[start[t] + 1];
+    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+      Value w = target.shuffleXor(v, offset);
+      Value j = target.shuffleXor(i, offset);
+      Value beats = argmaxBeats(w, j, v, i);
+      v = arith::SelectOp::create(b, loc, beats, w, v);
+      i = arith::SelectOp::create(b, loc, beats, j, i);
+    }
+    out[start[t]] = v;
+    out[start[t] + 1] = i;
   }
   return out;
 }
@@ -1694,10 +1776,10 @@ LogicalResult RowKernelLowering::run() {
     auto load = dyn_cast<LoadOp>(op);
     if (load && llvm::is_contained(prefetchedLoads, load))
       continue;
-    if (isa<ReduceOp, LogSumExpOp>(op)) {
+    if (isa<ReduceOp, LogSumExpOp, ArgMaxOp>(op)) {
       SmallVector<Operation *> group = {&op};
       while (std::next(it) != body.end() &&
-             isa<ReduceOp, LogSumExpOp>(*std::next(it)))
+             isa<ReduceOp, LogSumExpOp, ArgMaxOp>(*std::next(it)))
         group.push_back(&*++it);
       if (failed(lowerReductions(group)))
         return failure();

@@ -27,6 +27,15 @@ quack.kernel @lse_type(%x: memref<?x8xf16>) {
 
 // -----
 
+quack.kernel @argmax_type(%x: memref<?x8xf32>) {
+  %v = quack.load %x : memref<?x8xf32> -> vector<8xf32>
+  // expected-error @+1 {{'quack.argmax' op result #0 must be 64-bit signless integer}}
+  %i = quack.argmax %v : vector<8xf32> -> i32
+  quack.return
+}
+
+// -----
+
 quack.kernel @sum_rows_matrix(%x: memref<?x8xf32>, %y: memref<?x8xf32> {quack.role = "output"}) {
   %v = quack.load %x : memref<?x8xf32> -> vector<8xf32>
   // expected-error @+1 {{destination 'memref<?x8xf32>' is not a row vector memref<NxT>}}

@@ -10,6 +10,8 @@ quack.kernel @ce(%x: memref<?x64xbf16, strided<[?, 1]>>, %t: memref<?xi64>,
   %f = arith.extf %row : vector<64xbf16> to vector<64xf32>
   // CHECK: quack.logsumexp %{{.*}} : vector<64xf32> -> f32
   %lse = quack.logsumexp %f : vector<64xf32> -> f32
+  // CHECK: quack.argmax %{{.*}} : vector<64xf32> -> i64
+  %am = quack.argmax %f : vector<64xf32> -> i64
   // CHECK: quack.column : vector<64xi64>
   %cols = quack.column : vector<64xi64>
   %xf = arith.extf %xt : bf16 to f32

@@ -20,7 +20,9 @@ using namespace mlir::quack;
 
 namespace {
 
-bool isReduction(Operation *op) { return isa<ReduceOp, LogSumExpOp>(op); }
+bool isReduction(Operation *op) {
+  return isa<ReduceOp, LogSumExpOp, ArgMaxOp>(op);
+}
 
 /// Whether `op` writes memory (a row or per-row store, a sum over rows).
 bool writesMemory(Operation *op) {

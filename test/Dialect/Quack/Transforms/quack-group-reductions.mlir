@@ -91,3 +91,21 @@ quack.kernel @mixed(%x: memref<?x1024xf32> {quack.name = "x"},
   quack.store %r, %o : f32, memref<?xf32>
   quack.return
 }
+
+// -----
+
+// An argmax is a reduction like the others: it joins an independent sum.
+// CHECK-LABEL: quack.kernel @argmax_and_sum
+// CHECK: quack.argmax
+// CHECK-NEXT: quack.reduce <add>
+quack.kernel @argmax_and_sum(%x: memref<?x1024xf32> {quack.name = "x"},
+                             %i: memref<?xi64> {quack.name = "i", quack.role = "output"},
+                             %o: memref<?xf32> {quack.name = "o", quack.role = "output"}) {
+  %xr = quack.load %x : memref<?x1024xf32> -> vector<1024xf32>
+  %a = quack.argmax %xr : vector<1024xf32> -> i64
+  quack.store %a, %i : i64, memref<?xi64>
+  %sq = arith.mulf %xr, %xr : vector<1024xf32>
+  %s = quack.reduce <add> %sq : vector<1024xf32> -> f32
+  quack.store %s, %o : f32, memref<?xf32>
+  quack.return
+}

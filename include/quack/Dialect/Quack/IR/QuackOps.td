@@ -208,6 +208,25 @@ def Quack_LogSumExpOp : Quack_Op<"logsumexp", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
+def Quack_ArgMaxOp : Quack_Op<"argmax", [Pure]> {
+  let summary = "the column of a row's largest element";
+  let description = [{
+    The index in `[0, N)` of the row's largest element: the first one when
+    several are equal, and the first NaN when there is one (NaN counts as
+    larger than every number, as in `torch.argmax`). A row of all `-inf`
+    gives 0. Like `quack.logsumexp` it is a reduction with a pair as its
+    state (value, column), combined across threads in one exchange, in an
+    order that depends only on `N` and the configuration.
+
+    ```mlir
+    %i = quack.argmax %x : vector<4096xf32> -> i64
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$input);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
 def Quack_SumRowsOp : Quack_Op<"sum_rows", [MemoryEffects<[MemWrite]>]> {
   let summary = "sums a row value over all rows into a row-vector output";
   let description = [{
