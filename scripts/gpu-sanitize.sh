@@ -8,7 +8,8 @@
 # bound (M not a multiple of the rows per CTA), and the cluster path's
 # distributed shared memory exchange, under memcheck, racecheck,
 # synccheck and initcheck, and prints each tool's error summary. Exits
-# nonzero if any tool reports an error.
+# nonzero if any tool reports an error. QUACK_SANITIZE_SELECT replaces the
+# pytest -k selection (e.g. "test_argmax" for one kernel's tests).
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -49,6 +50,9 @@ SELECT="$SELECT or (cluster and (bf16-N16390-M3 or bf16-N262144-M3 or f32-N13107
 # of 2 with more rows than resident clusters, so that the loop reuses the
 # exchange slots and mbarriers.
 SELECT="$SELECT or (backward and (f32-7-4099 or bf16-16384-4099))"
+# Row argmax: tails, a cluster of 2 with an odd N, and of 16.
+SELECT="$SELECT or (test_argmax and (bf16-7-3 or f32-1000-3 or bf16-16390-3 or bf16-262144-3))"
+SELECT=${QUACK_SANITIZE_SELECT:-$SELECT}
 
 status=0
 for tool in memcheck racecheck synccheck initcheck; do

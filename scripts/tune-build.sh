@@ -41,6 +41,7 @@ file_of() {
     layernorm_*) echo layernorm ;;
     softmax_*) echo softmax ;;
     cross_entropy_*) echo cross_entropy ;;
+    argmax) echo argmax ;;
     *) echo "unknown catalogue kernel '$1'" >&2; return 1 ;;
   esac
 }

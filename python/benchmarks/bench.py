@@ -583,6 +583,10 @@ def tc_softmax(x):
     return torch.softmax(x, dim=-1)
 
 
+def tc_argmax(x):
+    return torch.argmax(x, dim=-1)
+
+
 def tc_softmax_bwd(dy, y):
     yf, dyf = y.float(), dy.float()
     return (yf * (dyf - (dyf * yf).sum(-1, keepdim=True))).to(y.dtype)
@@ -844,6 +848,47 @@ class Softmax(Op):
 
         return {"quack_mlir": qm, "torch_eager": eager,
                 "torch_compile": comp, "liger": liger, "quack": quack}
+
+
+class ArgMax(Op):
+    name = "argmax"
+    title = "Row argmax"
+    mix = "read"
+    bytes_formula = "MNb + 8M (x read; int64 index written)"
+    qm_kernel = "argmax"
+
+    def inputs(self, m, n, dtype):
+        return {"x": _randn(m, n, dtype)}
+
+    def nbytes(self, m, n, b):
+        return m * n * b + 8 * m
+
+    def reference(self, inp, idx):
+        # The first column of the maximum (randn has no NaN): exact, so any
+        # index that differs shows as an error.
+        x = inp["x"][idx]
+        hit = x == x.max(-1, keepdim=True).values
+        cols = torch.arange(x.shape[1], device=x.device)
+        first = torch.where(hit, cols, x.shape[1]).min(-1).values
+        return [(first.double(), True)]
+
+    def factories(self):
+        def qm(dtype):
+            q = need_quack_mlir()
+            return Impl(lambda s: q.argmax(s["x"]))
+
+        def eager(dtype):
+            return Impl(lambda s: torch.argmax(s["x"], dim=-1))
+
+        def comp(dtype):
+            fn = compiled(tc_argmax)
+            return Impl(lambda s: fn(s["x"]))
+
+        def none(dtype):
+            raise NotAvailable("no argmax kernel in this package", "no op")
+
+        return {"quack_mlir": qm, "torch_eager": eager,
+                "torch_compile": comp, "liger": none, "quack": none}
 
 
 class SoftmaxBwd(Op):
@@ -1395,7 +1440,8 @@ class LayerNormBwd(Op):
 
 OPS = {op.name: op for op in (
     RMSNorm(), LayerNorm(), Softmax(), SoftmaxBwd(), CrossEntropyFwd(),
-    CrossEntropyBwd(), CrossEntropyFwdBwd(), RMSNormBwd(), LayerNormBwd())}
+    CrossEntropyBwd(), CrossEntropyFwdBwd(), RMSNormBwd(), LayerNormBwd(),
+    ArgMax())}
 OP_ORDER = list(OPS)
 
 

@@ -123,9 +123,27 @@ def case(kernel, t, m, n):
                 tg, n).double()) / m
             return dx.double(), ref
         return lau, run, make, check, 2 * m * n * b + 12 * m
+    if kernel == "argmax":
+        lau = Launcher("argmax", ("T", "N"))
+        key = (t, n)
+        cols = torch.arange(n, device="cuda")
+
+        def make():
+            x = torch.randn(m, n, device="cuda").to(DT[t])
+            return x, torch.empty(m, dtype=torch.int64, device="cuda")
+
+        def run(x, index):
+            lau.launch(key, m, (x.data_ptr(), n, index.data_ptr()), stream())
+
+        def check(x, index):
+            # The first column of the maximum (randn has no NaN).
+            hit = x == x.max(-1, keepdim=True).values
+            ref = torch.where(hit, cols, n).min(-1).values
+            return index.double(), ref.double()
+        return lau, run, make, check, m * n * b + 8 * m
     raise SystemExit(f"tune.py: unknown kernel {kernel!r}; known: "
                      "softmax_fwd, rmsnorm_fwd, cross_entropy_fwd, "
-                     "cross_entropy_fwd_bwd")
+                     "cross_entropy_fwd_bwd, argmax")
 
 
 def root_kernels(root):

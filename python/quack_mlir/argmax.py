@@ -17,11 +17,14 @@ def argmax_forward(x):
         ops.init_torch()
     m, n, stride, dt, _ = ops.rows(_OP, x)
     dev = ops.device(_OP, x)
-    index = x.new_empty(m, dtype=ops.torch.int64)
+    index = x.new_empty(m, dtype=_int64())
     if m > 0:
         ops.launch(_kernel, (dt[0], n), dev, m, (
             x.data_ptr(), stride, index.data_ptr()))
-    return index.view(x.shape[:-1])
+    return index if x.dim() == 2 else index.view(x.shape[:-1])
+
+
+_int64 = _ops.once(lambda: _ops.torch.int64)
 
 
 _op = None

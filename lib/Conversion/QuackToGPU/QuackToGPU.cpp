@@ -1135,26 +1135,34 @@ RowKernelLowering::beginReduction(Operation *op) {
         {reduceInThread(reduce.getKind(), *frags, *ident)}};
   }
   if (isa<ArgMaxOp>(op)) {
-    // This thread's best (value, column) over its elements, in column
-    // order; vectors past the row's end keep the identity (-inf, INT32_MAX),
-    // which every element of the row beats.
-    Type i32 = b.getI32Type();
-    Value best = arith::ConstantOp::create(
+    // This thread's best (value, column): the maximum of its elements
+    // (NaN-propagating), then the first column that holds it (or a NaN),
+    // scanning from the last column back. A thread with no element of the
+    // row keeps the identity (-inf, INT32_MAX), which every element beats.
+    // Two cheap passes instead of one pass of pair comparisons: an argmax
+    // has the arithmetic of a reduction, not of a comparison per pair.
+    Value negInf = arith::ConstantOp::create(
         b, loc,
         b.getFloatAttr(f32, -std::numeric_limits<double>::infinity()));
+    Value best = reduceInThread(CombiningKind::Max, *frags, negInf);
     Value bestColumn = constI32(std::numeric_limits<int32_t>::max());
-    for (auto [k, frag] : llvm::enumerate(*frags)) {
-      Value first = arith::TruncIOp::create(b, loc, i32, vectorColumn(k));
+    for (int64_t k = static_cast<int64_t>(frags->size()) - 1; k >= 0; --k) {
+      Value frag = (*frags)[k];
+      Value first =
+          arith::TruncIOp::create(b, loc, b.getI32Type(), vectorColumn(k));
       Value inBounds = vectorInBounds(k);
-      for (int64_t l = 0; l < config.vector; ++l) {
+      for (int64_t l = config.vector - 1; l >= 0; --l) {
         Value v = vector::ExtractOp::create(b, loc, frag, l);
         Value column =
             l ? arith::AddIOp::create(b, loc, first, constI32(l)) : first;
-        Value beats = argmaxBeats(v, column, best, bestColumn);
+        // best is NaN exactly when one of the thread's elements is.
+        Value hit = arith::OrIOp::create(
+            b, loc,
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, best),
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v));
         if (inBounds)
-          beats = arith::AndIOp::create(b, loc, beats, inBounds);
-        best = arith::SelectOp::create(b, loc, beats, v, best);
-        bestColumn = arith::SelectOp::create(b, loc, beats, column, bestColumn);
+          hit = arith::AndIOp::create(b, loc, hit, inBounds);
+        bestColumn = arith::SelectOp::create(b, loc, hit, column, bestColumn);
       }
     }
     Term term;

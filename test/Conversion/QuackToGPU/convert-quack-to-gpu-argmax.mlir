@@ -1,21 +1,31 @@
 // RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
 
 // An argmax is one exchange of the (value, column) pair. A row of 4096 f32
-// over 512 threads: each thread scans its 2 vectors of 4 in column order
-// from (-inf, INT32_MAX), then the pair goes through a warp butterfly (both
-// halves shuffled, the better pair kept), the warps' slots, and a butterfly
-// over the 16 warps; the column is widened to i64 and stored.
+// over 512 threads: each thread takes the NaN-propagating maximum of its 2
+// vectors of 4, then the first column holding it (or a NaN), scanning from
+// its last element back from INT32_MAX; the pair goes through a warp
+// butterfly (both halves shuffled, the better pair kept), the warps' slots,
+// and a butterfly over the 16 warps; the column is widened to i64 and
+// stored.
 // CHECK-LABEL: gpu.func @am(
-// CHECK: %[[V0:.*]] = vector.extract %{{.*}}[0] : f32 from vector<4xf32>
+// CHECK: vector.reduction <maximumf>, %{{.*}} : vector<4xf32> into f32
+// CHECK: vector.reduction <maximumf>, %{{.*}} : vector<4xf32> into f32
+// CHECK: %[[MAX:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[V7:.*]] = vector.extract %[[SECOND:.*]][3] : f32 from vector<4xf32>
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[V7]], %[[V7]] : f32
+// CHECK: %[[EQ:.*]] = arith.cmpf oeq, %[[V7]], %[[MAX]] : f32
+// CHECK: %[[HIT:.*]] = arith.ori %[[EQ]], %[[NAN]] : i1
+// CHECK: arith.select %[[HIT]], %{{.*}}, %c2147483647_i32 : i32
+// CHECK: vector.extract %[[SECOND]][2]
+// CHECK: vector.extract %[[SECOND]][0]
+// CHECK: vector.extract %[[FIRST:.*]][3]
+// CHECK: vector.extract %[[FIRST]][0]
 // A NaN beats a number, and an earlier NaN; numbers compare by value, then
 // by column.
-// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[V0]], %[[V0]] : f32
-// CHECK: %[[BEATS:.*]] = arith.select %[[NAN]], %{{.*}}, %{{.*}} : i1
-// CHECK: arith.select %[[BEATS]], %[[V0]], %cst{{.*}} : f32
-// CHECK: arith.select %[[BEATS]], %{{.*}}, %c2147483647_i32 : i32
-// CHECK-COUNT-7: vector.extract
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32, %{{.*}} : f32 -> f32
+// CHECK: %[[W:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[MAX]], %c16_i32, %{{.*}} : f32 -> f32
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32{{.*}}, %{{.*}} : i32 -> i32
+// CHECK: arith.cmpf uno, %[[W]], %[[W]] : f32
+// CHECK: arith.select %{{.*}}, %[[W]], %[[MAX]] : f32
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32{{.*}} : i32 -> i32
 // CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
 // CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
