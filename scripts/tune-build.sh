@@ -5,11 +5,13 @@
 #
 # For each catalogue kernel in KERNELS (comma-separated, e.g.
 # cross_entropy_fwd,softmax_fwd), each T in T_LIST and each N in N_LIST
-# (powers of two on the CTA-level path), compiles one bundle root per config
-# of the CTA-level path: vectors per thread in 1, 2, 4, 8 and rows per CTA
-# in 1, 2, 4, 8 (CTAs of 64 to 1024 threads), plus the model's own choice
-# with the table of measured configs ignored (`default`). Roots are named
-# OUT_DIR/<kernel>-<T>-N<N>-<config>. Phase 2, on the GPU:
+# (powers of two), compiles one bundle root per config: on the CTA-level
+# path (N <= 16384) vectors per thread in 1, 2, 4, 8 and rows per CTA in 1,
+# 2, 4, 8 (CTAs of 64 to 1024 threads); on the cluster path clusters of 2,
+# 4, 8, 16 CTAs of 128, 256, 512 threads (up to 16 vectors per thread, no
+# spills); plus the model's own choice with the table of measured configs
+# ignored (`default`). Roots are named OUT_DIR/<kernel>-<T>-N<N>-<config>.
+# Phase 2, on the GPU:
 #
 #   python3 python/benchmarks/tune.py --roots OUT_DIR/* --kernels ... \
 #       --n ... --dtype T --table kernels/tuning/sm_90.tsv
@@ -82,6 +84,19 @@ for k in "${KERNELS[@]}"; do
         fi
       }
       compile "$OUT/$k-$t-N$n-default" --config=tuned=0
+      if [ "$n" -gt 16384 ]; then
+        # The cluster path: clusters of 2-16 CTAs of 128-512 threads, each
+        # thread with 1-16 vectors.
+        for cl in 2 4 8 16; do
+          for threads in 128 256 512; do
+            vpt=$(( n / vec / cl / threads ))
+            [ "$vpt" -ge 1 ] && [ "$vpt" -le 16 ] || continue
+            compile "$OUT/$k-$t-N$n-c$cl-t$threads" \
+              --config="cluster=$cl,threads=$threads" --fail-on-spills
+          done
+        done
+        continue
+      fi
       for vpt in 1 2 4 8; do
         threads=$(( n / vec / vpt ))
         [ "$threads" -ge 1 ] && [ "$threads" -le 1024 ] || continue

@@ -196,8 +196,10 @@ def table_lines(results, margin):
         cfg = best.get("knobs", {})
         if best["tbps"] <= base * (1 + margin) or not cfg:
             continue
+        cluster = cfg.get("cluster_size", 1)
         lines.append(f"{kernel} {ELEMENT_BYTES[dtype]} {n} "
                      f"{cfg['vectors_per_thread']} {cfg['rows_per_cta']}"
+                     + (f" {cluster}" if cluster > 1 else "") +
                      f"  # {dtype}: {base:.2f} -> {best['tbps']:.2f} TB/s")
     return lines
 

@@ -30,6 +30,23 @@ TEST(TunedConfigs, ParsesEntriesCommentsAndTabs) {
   EXPECT_EQ((*table)[1].kernel, "rmsnorm_fwd");
   EXPECT_EQ((*table)[1].rowsPerCta, 8);
   EXPECT_EQ((*table)[1].line, 4);
+  EXPECT_EQ((*table)[1].clusterSize, 1);
+}
+
+TEST(TunedConfigs, ParsesClusterEntries) {
+  std::string error;
+  auto table = parseTunedConfigs("cross_entropy_fwd 2 65536 16 1 2\n"
+                                 "cross_entropy_fwd 2 131072 16 1 8 # c8\n",
+                                 error);
+  ASSERT_TRUE(mlir::succeeded(table)) << error;
+  ASSERT_EQ(table->size(), 2u);
+  EXPECT_EQ((*table)[0].clusterSize, 2);
+  EXPECT_EQ((*table)[0].vectorsPerThread, 16);
+  EXPECT_EQ((*table)[1].clusterSize, 8);
+  auto entry = lookupTunedConfig("sm_90", "cross_entropy_fwd", 2, 40000);
+  ASSERT_TRUE(entry.has_value());
+  EXPECT_EQ(entry->rowLength, 65536);
+  EXPECT_GT(entry->clusterSize, 1);
 }
 
 struct BadLine {
@@ -40,7 +57,10 @@ struct BadLine {
 TEST(TunedConfigs, RejectsMalformedLinesNamingThem) {
   const BadLine cases[] = {
       {"softmax_fwd 2 1024 4\n", "line 1: expected"},
-      {"# c\nsoftmax_fwd 2 1024 4 2 9\n", "line 2: expected"},
+      {"# c\nsoftmax_fwd 2 1024 4 2 9 9\n", "line 2: expected"},
+      {"softmax_fwd 2 65536 4 1 3\n", "powers of two"},
+      {"softmax_fwd 2 65536 4 1 32\n", "cluster size must be at most 16"},
+      {"softmax_fwd 2 65536 4 2 4\n", "rows per CTA must be 1"},
       {"softmax_fwd two 1024 4 2\n", "'two' is not a positive integer"},
       {"softmax_fwd 2 1024 0 2\n", "'0' is not a positive integer"},
       {"softmax_fwd 2 1024 -4 2\n", "'-4' is not a positive integer"},

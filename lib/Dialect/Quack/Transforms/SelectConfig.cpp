@@ -100,6 +100,29 @@ struct QuackSelectConfigPass
     int64_t ctaRowLength = sums ? kMaxCtaRowLength / 2 : kMaxCtaRowLength;
     int64_t ctaBytes = sums ? kClusterCtaBytes / 2 : kClusterCtaBytes;
 
+    // A measured config for this kernel, element size and N, unless a knob
+    // is forced. It applies where its path (one CTA per row group, or a
+    // cluster per row) is one this N can take, and is ignored where its
+    // CTA would exceed the path's thread limit (narrow vectors of an
+    // unaligned view need more threads for the same vectors per thread).
+    std::optional<TunedConfig> tuned;
+    int64_t tunedThreads = 0;
+    if (useTuned && clusterSize <= 0 && threadsPerRow <= 0 &&
+        rowsPerCta <= 0) {
+      tuned = lookupTunedConfig(arch, kernel.getSymName(), bytes, n);
+      bool clusterEntry = tuned && tuned->clusterSize > 1;
+      if (tuned && clusterEntry != (n > ctaRowLength))
+        tuned.reset();
+      if (tuned) {
+        int64_t perCta = llvm::divideCeil(vectorsPerRow, tuned->clusterSize);
+        tunedThreads = static_cast<int64_t>(llvm::PowerOf2Ceil(
+            llvm::divideCeil(perCta, tuned->vectorsPerThread)));
+        int64_t cap = clusterEntry ? kClusterCtaThreads : kMaxCtaThreads;
+        if (tunedThreads * tuned->rowsPerCta > cap)
+          tuned.reset();
+      }
+    }
+
     // Cluster: rows longer than one CTA holds are split into contiguous
     // chunks of at most kMaxCtaRowLength elements, one per CTA of a cluster.
     if (clusterSize > 0) {
@@ -109,6 +132,9 @@ struct QuackSelectConfigPass
                << kMaxClusterSize << ", got " << clusterSize.getValue();
       config.clusterSize = clusterSize;
       why << "cluster=" << clusterSize.getValue() << " (forced); ";
+    } else if (tuned && tuned->clusterSize > 1) {
+      config.clusterSize = tuned->clusterSize;
+      why << "cluster=" << config.clusterSize << " (tuned); ";
     } else if (n > ctaRowLength) {
       // Where the cluster can grow: at most kClusterCtaBytes of the widest
       // element type per CTA and at most kMaxVectorsPerThread vectors for
@@ -141,22 +167,6 @@ struct QuackSelectConfigPass
                << config.clusterSize << ": a cluster splits one row";
     }
     int64_t vectorsPerCta = llvm::divideCeil(vectorsPerRow, config.clusterSize);
-
-    // A measured config for this kernel, element size and N, unless a knob
-    // is forced.
-    // An entry whose CTA would exceed kMaxCtaThreads is ignored.
-    std::optional<TunedConfig> tuned;
-    int64_t tunedThreads = 0;
-    if (useTuned && config.clusterSize == 1 && threadsPerRow <= 0 &&
-        rowsPerCta <= 0) {
-      tuned = lookupTunedConfig(arch, kernel.getSymName(), bytes, n);
-      if (tuned) {
-        tunedThreads = static_cast<int64_t>(llvm::PowerOf2Ceil(
-            llvm::divideCeil(vectorsPerCta, tuned->vectorsPerThread)));
-        if (tunedThreads * tuned->rowsPerCta > kMaxCtaThreads)
-          tuned.reset();
-      }
-    }
 
     if (tuned) {
       config.threadsPerRow = tunedThreads;

@@ -45,15 +45,16 @@ mlir::quack::parseTunedConfigs(StringRef text, std::string &error) {
       error = ("line " + Twine(lineNumber) + ": " + why).str();
       return failure();
     };
-    if (words.size() != 5)
+    if (words.size() != 5 && words.size() != 6)
       return fail("expected '<kernel> <element bytes> <N> <vectors per "
-                  "thread> <rows per CTA>', got " +
+                  "thread> <rows per CTA> [<cluster>]', got " +
                   Twine(words.size()) + " fields");
     TunedConfig entry;
     entry.kernel = words[0].str();
     entry.line = index + 1;
     int64_t *values[] = {&entry.elementBytes, &entry.rowLength,
-                         &entry.vectorsPerThread, &entry.rowsPerCta};
+                         &entry.vectorsPerThread, &entry.rowsPerCta,
+                         &entry.clusterSize};
     for (auto [value, word] : llvm::zip(values, ArrayRef(words).drop_front()))
       if (word.getAsInteger(10, *value) || *value <= 0)
         return fail("'" + word + "' is not a positive integer");
@@ -61,10 +62,15 @@ mlir::quack::parseTunedConfigs(StringRef text, std::string &error) {
         entry.elementBytes != 4 && entry.elementBytes != 8)
       return fail("element bytes must be 1, 2, 4 or 8");
     for (int64_t v : {entry.rowLength, entry.vectorsPerThread,
-                      entry.rowsPerCta})
+                      entry.rowsPerCta, entry.clusterSize})
       if (!llvm::isPowerOf2_64(v))
-        return fail("N, vectors per thread and rows per CTA must be powers "
-                    "of two");
+        return fail("N, vectors per thread, rows per CTA and the cluster "
+                    "size must be powers of two");
+    if (entry.clusterSize > 16)
+      return fail("the cluster size must be at most 16");
+    if (entry.clusterSize > 1 && entry.rowsPerCta != 1)
+      return fail("a cluster splits one row: rows per CTA must be 1 with a "
+                  "cluster of " + Twine(entry.clusterSize));
     for (const TunedConfig &other : entries)
       if (other.kernel == entry.kernel &&
           other.elementBytes == entry.elementBytes &&

@@ -11,11 +11,13 @@
 //
 // A table is text, one entry per line, `#` starting a comment:
 //
-//   <kernel> <element bytes> <N> <vectors per thread> <rows per CTA>
+//   <kernel> <element bytes> <N> <vectors per thread> <rows per CTA> [<cluster>]
 //
 // An entry applies to the kernel of that name whose widest matrix or
 // row-vector element has that many bytes, for every N in (N/2, N] (N is a
-// power of two), on the CTA-level path.
+// power of two). Without a cluster size (or with 1) it is for the CTA-level
+// path; with a cluster size C > 1 (rows per CTA then 1) it splits each row
+// over a cluster of C CTAs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +39,8 @@ struct TunedConfig {
   int64_t rowLength = 0;
   int64_t vectorsPerThread = 0;
   int64_t rowsPerCta = 0;
+  /// CTAs of the cluster that splits a row; 1 on the CTA-level path.
+  int64_t clusterSize = 1;
   /// Line of the entry in its table, for --print-config.
   int64_t line = 0;
 };
