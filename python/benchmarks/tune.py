@@ -123,6 +123,45 @@ def case(kernel, t, m, n):
                 tg, n).double()) / m
             return dx.double(), ref
         return lau, run, make, check, 2 * m * n * b + 12 * m
+    if kernel == "softmax_bwd":
+        lau = Launcher("softmax_bwd", ("T", "N"))
+        key = (t, n)
+
+        def make():
+            y = torch.softmax(torch.randn(m, n, device="cuda"), -1).to(DT[t])
+            dy = torch.randn(m, n, device="cuda").to(DT[t])
+            return dy, y, torch.empty_like(y)
+
+        def run(dy, y, dx):
+            lau.launch(key, m, (dy.data_ptr(), n, y.data_ptr(), n,
+                                dx.data_ptr(), n), stream())
+
+        def check(dy, y, dx):
+            yd, dyd = y.double(), dy.double()
+            return dx.double(), yd * (dyd - (dyd * yd).sum(-1, keepdim=True))
+        return lau, run, make, check, 3 * m * n * b
+    if kernel == "layernorm_fwd":
+        lau = Launcher("layernorm_fwd", ("T", "TW", "N"),
+                       fixed={"BIAS": "true"})
+        key = (t, t, n)
+        w = torch.randn(n, device="cuda").to(DT[t])
+        bias = torch.randn(n, device="cuda").to(DT[t])
+        eps = float_bits(1e-5)
+
+        def make():
+            x = torch.randn(m, n, device="cuda").to(DT[t])
+            return (x, torch.empty_like(x), torch.empty(m, device="cuda"),
+                    torch.empty(m, device="cuda"))
+
+        def run(x, y, mean, rstd):
+            lau.launch(key, m, (x.data_ptr(), n, w.data_ptr(),
+                                bias.data_ptr(), eps, y.data_ptr(), n,
+                                mean.data_ptr(), rstd.data_ptr()), stream())
+
+        def check(x, y, mean, rstd):
+            return y.double(), torch.nn.functional.layer_norm(
+                x.double(), (n,), w.double(), bias.double(), 1e-5)
+        return lau, run, make, check, 2 * m * n * b + 2 * n * b + 8 * m
     if kernel == "argmax":
         lau = Launcher("argmax", ("T", "N"))
         key = (t, n)
@@ -143,7 +182,8 @@ def case(kernel, t, m, n):
         return lau, run, make, check, m * n * b + 8 * m
     raise SystemExit(f"tune.py: unknown kernel {kernel!r}; known: "
                      "softmax_fwd, rmsnorm_fwd, cross_entropy_fwd, "
-                     "cross_entropy_fwd_bwd, argmax")
+                     "cross_entropy_fwd_bwd, softmax_bwd, layernorm_fwd, "
+                     "argmax")
 
 
 def root_kernels(root):
