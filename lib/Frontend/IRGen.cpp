@@ -827,6 +827,12 @@ private:
       if (args[0].kind == Kind::Bool)
         return error(e.loc)
                << "'" << callee << "' reduces numbers, not conditions";
+      // An f32 holds integers exactly only up to 2^24: equal after the
+      // conversion, different before.
+      if (callee == "argmax" && args[0].kind == Kind::Int)
+        return error(e.loc) << "'argmax' of integers is not supported (an "
+                               "f32 comparison would tie integers above "
+                               "2^24); write argmax(f32(...)) to accept that";
       RValue row = toFloat(args[0], at);
       if (callee == "logsumexp")
         return RValue{

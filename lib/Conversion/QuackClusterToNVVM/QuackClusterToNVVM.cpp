@@ -103,26 +103,23 @@ SmallVector<Value> lowerExchange(OpBuilder &b, ClusterExchangeOp op) {
       b, loc, arith::MulIOp::create(b, loc, rank, constI32(b, loc, width)),
       constI32(b, loc, slotBase));
 
-  // Thread t sends this CTA's values to peers t, t + T, ... (T threads per
-  // CTA), so every peer gets exactly `width` 4-byte stores.
-  int64_t ctaThreads = op.getCtaThreads();
-  for (int64_t first = 0; first < clusterSize; first += ctaThreads) {
-    Value peer = first ? arith::AddIOp::create(b, loc, tid,
-                                               constI32(b, loc, first))
-                       : tid;
+  // Thread t < clusterSize sends this CTA's values to peer t (the verifier
+  // guarantees a CTA of at least clusterSize threads), so every peer gets
+  // exactly `width` 4-byte stores.
+  {
     Value sends = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        peer, constI32(b, loc, clusterSize));
+                                        tid, constI32(b, loc, clusterSize));
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, sends,
                                   /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     NVVMTargetInfo sender(b, loc);
-    Value peerBar = sender.mapToRank(bar, peer);
+    Value peerBar = sender.mapToRank(bar, tid);
     for (auto [j, v] : llvm::enumerate(op.getValues())) {
       Value slot = sharedAddress(
           b, loc, smem, v.getType(),
           arith::AddIOp::create(b, loc, mine, constI32(b, loc, j)));
-      sender.storeAsyncRemote(sender.mapToRank(slot, peer), v, peerBar);
+      sender.storeAsyncRemote(sender.mapToRank(slot, tid), v, peerBar);
     }
   }
 

@@ -175,3 +175,14 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @k {
+  llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<64 x i8>
+  gpu.func @f(%v: f32, %p: i32) kernel {
+    // expected-error @+1 {{a CTA of 2 threads cannot read the values of 4 ranks}}
+    %r = quack.cluster.exchange @smem barrier 0 slots 8 parity %p from %p (%v) {cluster_size = 4 : i64, cta_threads = 2 : i64} : f32
+    gpu.return
+  }
+}

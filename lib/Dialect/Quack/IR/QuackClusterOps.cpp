@@ -154,6 +154,11 @@ LogicalResult ClusterExchangeOp::verify() {
            << getCtaThreads() << " is outside [1, 1024]";
   if (getValues().empty())
     return emitOpError("exchanges no value");
+  // Lane j of every warp reads rank j's values: every rank needs a reader.
+  if (getCtaThreads() < static_cast<uint64_t>(size))
+    return emitOpError("a CTA of ")
+           << getCtaThreads() << " threads cannot read the values of "
+           << size << " ranks";
   if (!inSharedRange(getBarrier()) || getBarrier() % 8 != 0)
     return emitOpError("mbarrier offset ")
            << getBarrier() << " is not a multiple of 8 in [0, 2^24)";

@@ -107,11 +107,13 @@ struct QuackSelectConfigPass
     // unaligned view need more threads for the same vectors per thread).
     std::optional<TunedConfig> tuned;
     int64_t tunedThreads = 0;
-    if (useTuned && clusterSize <= 0 && threadsPerRow <= 0 &&
+    if (useTuned && clusterSize <= 1 && threadsPerRow <= 0 &&
         rowsPerCta <= 0) {
       tuned = lookupTunedConfig(arch, kernel.getSymName(), bytes, n);
       bool clusterEntry = tuned && tuned->clusterSize > 1;
-      if (tuned && clusterEntry != (n > ctaRowLength))
+      // A forced cluster of 1 takes CTA-level entries only.
+      bool clusterPath = clusterSize == 1 ? false : n > ctaRowLength;
+      if (tuned && clusterEntry != clusterPath)
         tuned.reset();
       if (tuned) {
         int64_t perCta = llvm::divideCeil(vectorsPerRow, tuned->clusterSize);
@@ -280,6 +282,11 @@ struct QuackSelectConfigPass
     if (config.ctaThreads() > kMaxCtaThreads)
       return kernel.emitOpError("threads_per_row * rows_per_cta = ")
              << config.ctaThreads() << " exceeds " << kMaxCtaThreads;
+    // The exchange between CTAs reads rank j's partials in lane j.
+    if (config.clusterSize > 1 && config.ctaThreads() < config.clusterSize)
+      return kernel.emitOpError("a cluster of ")
+             << config.clusterSize << " needs CTAs of at least as many "
+             << "threads, got " << config.ctaThreads();
     config.reason = reason;
     return success();
   }

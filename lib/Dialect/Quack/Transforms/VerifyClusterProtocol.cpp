@@ -49,9 +49,18 @@ struct BarrierState {
   Ordering slotsRead = Ordering::Done;
 };
 
+/// Slots [start, end) that an exchange read, and how far those reads are
+/// ordered before the peers' next writes into them.
+struct SlotRange {
+  int64_t start, end;
+  Ordering read;
+};
+
 struct State {
   llvm::MapVector<int64_t, BarrierState> barriers;
   bool arrivePending = false;
+  /// Slots read and not yet released to the peers (Done ranges dropped).
+  SmallVector<SlotRange> slots;
 
   /// The state after either of two paths: a loop that runs or not. Both
   /// have the same barriers and the same arrive pending (a loop body that
@@ -70,6 +79,8 @@ struct State {
       bar.init = weaker(bar.init, other.init);
       bar.slotsRead = weaker(bar.slotsRead, other.slotsRead);
     }
+    // A range pending on either path is pending after the loop.
+    out.slots.append(c.slots.begin(), c.slots.end());
     return out;
   }
 };
@@ -94,6 +105,9 @@ bool isClusterOp(Operation *op) {
   return isa<ClusterBarrierInitOp, ClusterBarrierArmOp, ClusterArriveOp,
              ClusterWaitOp, ClusterExchangeOp>(op);
 }
+
+/// Loops the check follows into; deeper nests are rejected.
+constexpr unsigned kMaxLoopDepth = 4;
 
 class ProtocolChecker {
 public:
@@ -169,6 +183,10 @@ private:
         if (bar.slotsRead == Ordering::None && !arrive.getRelaxed())
           bar.slotsRead = Ordering::Arrived;
       }
+      if (!arrive.getRelaxed())
+        for (SlotRange &range : state.slots)
+          if (range.read == Ordering::None)
+            range.read = Ordering::Arrived;
       return success();
     }
     if (auto wait = dyn_cast<ClusterWaitOp>(op)) {
@@ -182,6 +200,9 @@ private:
         if (bar.slotsRead == Ordering::Arrived)
           bar.slotsRead = Ordering::Done;
       }
+      llvm::erase_if(state.slots, [](const SlotRange &range) {
+        return range.read == Ordering::Arrived;
+      });
       return success();
     }
     if (auto exchange = dyn_cast<ClusterExchangeOp>(op))
@@ -258,8 +279,27 @@ private:
              << " before this CTA has read them: a quack.cluster.arrive "
                 "(not relaxed) after the previous exchange through it and a "
                 "quack.cluster.wait must come before this exchange";
+    // The slots must not hold an mbarrier, nor slots that an earlier
+    // exchange read and has not yet released to the peers.
+    int64_t start = exchange.getSlots();
+    int64_t end = start + exchange.getBytesPerReceiver();
+    for (auto &[other, otherState] : state.barriers)
+      if (other < end && start < other + 8)
+        return exchange.emitOpError("slots [")
+               << start << ", " << end
+               << ") overlap the mbarrier at offset " << other;
+    for (const SlotRange &range : state.slots)
+      if (range.start < end && start < range.end)
+        return exchange.emitOpError("peers may overwrite slots [")
+               << start << ", " << end
+               << ") before this CTA has read the values an earlier exchange "
+                  "left in ["
+               << range.start << ", " << range.end
+               << "): a quack.cluster.arrive (not relaxed) and a "
+                  "quack.cluster.wait must come between the two exchanges";
     if (failed(checkParity(exchange, bar, loop)))
       return failure();
+    state.slots.push_back({start, end, Ordering::None});
     bar.armedBytes = 0;
     if (bar.phase >= 0)
       ++bar.phase;
@@ -320,6 +360,14 @@ private:
   }
 
   LogicalResult interpretLoop(scf::ForOp forOp, State &state) {
+    // Each loop body is followed twice: nested loops cost 2^depth.
+    unsigned depth = 0;
+    for (Operation *p = forOp->getParentOp(); p; p = p->getParentOp())
+      depth += isa<scf::ForOp>(p);
+    if (depth >= kMaxLoopDepth)
+      return forOp.emitOpError("holds cluster exchange ops ")
+             << depth + 1 << " loops deep; the protocol check follows at most "
+             << kMaxLoopDepth;
     bool hasClusterOps = false;
     forOp.getBody()->walk([&](Operation *op) {
       hasClusterOps |= isClusterOp(op);
@@ -356,6 +404,13 @@ struct QuackVerifyClusterProtocolPass
           QuackVerifyClusterProtocolPass> {
   void runOnOperation() override {
     bool failedAny = false;
+    getOperation()->walk([&](Operation *op) {
+      if (isClusterOp(op) && !op->getParentOfType<FunctionOpInterface>()) {
+        op->emitOpError("is outside any function: the cluster protocol is "
+                        "a kernel's");
+        failedAny = true;
+      }
+    });
     getOperation()->walk([&](FunctionOpInterface func) {
       bool hasClusterOps = false;
       func->walk([&](Operation *op) { hasClusterOps |= isClusterOp(op); });

@@ -2,6 +2,8 @@
 // RUN: not quack-opt %s --quack-select-config="cluster-size=32" 2>&1 | FileCheck %s --check-prefix=BIG
 // RUN: not quack-opt %s --quack-select-config="cluster-size=2 rows-per-cta=2" 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not quack-opt %s --quack-select-config="cluster-size=2 arch=sm_80" 2>&1 | FileCheck %s --check-prefix=ARCH
+// RUN: not quack-opt %s --quack-select-config="cluster-size=16 threads-per-row=8" 2>&1 | FileCheck %s --check-prefix=FEW
+// FEW: a cluster of 16 needs CTAs of at least as many threads, got 8
 
 // expected-error @+1 {{cluster size must be a power of two up to 16, got 3}}
 quack.kernel @k(%x: memref<?x4096xbf16>) {

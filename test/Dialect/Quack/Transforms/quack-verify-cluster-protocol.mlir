@@ -370,3 +370,67 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+
+// Slots over another mbarrier: the peers' stores would land on it.
+gpu.module @k {
+  llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<64 x i8>
+  gpu.func @f(%v: f32, %src: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    quack.cluster.barrier_init @smem barriers [0, 8] expect_tx [16, 16]
+    quack.cluster.arrive relaxed
+    quack.cluster.wait
+    // expected-error @+1 {{slots [8, 24) overlap the mbarrier at offset 8}}
+    %a = quack.cluster.exchange @smem barrier 0 slots 8 parity %c0 from %src (%v) {cluster_size = 4 : i64, cta_threads = 128 : i64} : f32
+    gpu.return
+  }
+}
+
+// -----
+
+// Rule 4 across mbarriers: two rounds through the same slots with no
+// cluster barrier between them.
+gpu.module @k {
+  llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<64 x i8>
+  gpu.func @f(%v: f32, %src: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    quack.cluster.barrier_init @smem barriers [0, 8] expect_tx [8, 8]
+    quack.cluster.arrive relaxed
+    quack.cluster.wait
+    %a = quack.cluster.exchange @smem barrier 0 slots 16 parity %c0 from %src (%v) {cluster_size = 2 : i64, cta_threads = 128 : i64} : f32
+    // expected-error @+1 {{peers may overwrite slots [16, 24) before this CTA has read the values an earlier exchange left in [16, 24)}}
+    %b = quack.cluster.exchange @smem barrier 8 slots 16 parity %c0 from %src (%a) {cluster_size = 2 : i64, cta_threads = 128 : i64} : f32
+    gpu.return
+  }
+}
+
+// -----
+
+// Cluster ops belong to a kernel.
+gpu.module @k {
+  // expected-error @+1 {{is outside any function}}
+  quack.cluster.arrive
+}
+
+// -----
+
+// Deep loop nests are not followed (each body is followed twice).
+gpu.module @k {
+  gpu.func @f(%lb: index, %ub: index, %step: index) kernel {
+    scf.for %i = %lb to %ub step %step {
+      scf.for %j = %lb to %ub step %step {
+        scf.for %k = %lb to %ub step %step {
+          scf.for %l = %lb to %ub step %step {
+            // expected-error @+1 {{holds cluster exchange ops 5 loops deep}}
+            scf.for %m = %lb to %ub step %step {
+              quack.cluster.arrive
+              quack.cluster.wait
+            }
+          }
+        }
+      }
+    }
+    gpu.return
+  }
+}

@@ -112,8 +112,9 @@ def Quack_ClusterExchangeOp : Quack_Op<"cluster.exchange",
     different ranks and combine them with shuffles, so that every CTA
     combines the cluster's partials in the same order.
 
-    `cta_threads` is the CTA's thread count: threads `t`, `t + cta_threads`,
-    ... send to peer `t`.
+    `cta_threads` is the CTA's thread count, at least `cluster_size`:
+    thread `t < cluster_size` sends to peer `t`, and the threads of each
+    warp read ranks `lane mod cluster_size`.
 
     Each exchange completes one phase of its barrier, which was armed for
     `4 * cluster_size * |values|` bytes by a `quack.cluster.barrier_init`
