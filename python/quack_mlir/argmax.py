@@ -27,14 +27,8 @@ def argmax_forward(x):
 _int64 = _ops.once(lambda: _ops.torch.int64)
 
 
-_op = None
-
-
-def _get_op():
+def _build_op():
     """The torch.library op that torch.compile sees."""
-    global _op
-    if _op is not None:
-        return _op
     torch = _ops.torch
 
     @torch.library.custom_op("quack_mlir::argmax", mutates_args=())
@@ -45,8 +39,10 @@ def _get_op():
     def _(x):
         return x.new_empty(x.shape[:-1], dtype=torch.int64)
 
-    _op = argmax_op
-    return _op
+    return argmax_op
+
+
+_get_op = _ops.once(_build_op)
 
 
 def argmax(x, dim=-1):

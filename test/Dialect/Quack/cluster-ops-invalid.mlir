@@ -186,3 +186,14 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @k {
+  llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<16 x i32>
+  gpu.func @f() kernel {
+    // expected-error @+1 {{'smem' is not an array of i8}}
+    quack.cluster.barrier_init @smem barriers [0] expect_tx [16]
+    gpu.return
+  }
+}

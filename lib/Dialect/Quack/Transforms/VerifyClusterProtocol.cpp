@@ -39,14 +39,11 @@ enum class Ordering { None, Arrived, Done };
 Ordering weaker(Ordering a, Ordering b) { return a < b ? a : b; }
 
 struct BarrierState {
-  /// Bytes the armed phase expects; 0 when no phase is armed, -1 when it
-  /// depends on the path taken (after a loop).
+  /// Bytes the armed phase expects; 0 when no phase is armed.
   int64_t armedBytes = 0;
   /// Phases completed so far; -1 when unknown (after a loop).
   int64_t phase = 0;
   Ordering init = Ordering::None;
-  /// Reads of the slots by the last exchange; Done before the first.
-  Ordering slotsRead = Ordering::Done;
 };
 
 /// Slots [start, end) that an exchange read, and how far those reads are
@@ -63,8 +60,9 @@ struct State {
   SmallVector<SlotRange> slots;
 
   /// The state after either of two paths: a loop that runs or not. Both
-  /// have the same barriers and the same arrive pending (a loop body that
-  /// changed either fails when it is followed a second time).
+  /// have the same barriers, armed alike, and the same arrive pending (a
+  /// loop body that changed any of them fails when it is followed a second
+  /// time).
   static State join(const State &a, const State &c) {
     State out = a;
     for (auto &[offset, bar] : out.barriers) {
@@ -72,12 +70,9 @@ struct State {
       if (it == c.barriers.end())
         continue;
       const BarrierState &other = it->second;
-      if (bar.armedBytes != other.armedBytes)
-        bar.armedBytes = -1;
       if (bar.phase != other.phase)
         bar.phase = -1;
       bar.init = weaker(bar.init, other.init);
-      bar.slotsRead = weaker(bar.slotsRead, other.slotsRead);
     }
     // A range pending on either path is pending after the loop.
     out.slots.append(c.slots.begin(), c.slots.end());
@@ -180,8 +175,6 @@ private:
         if (bar.init == Ordering::None)
           bar.init = Ordering::Arrived;
         // A relaxed arrive does not release this CTA's reads.
-        if (bar.slotsRead == Ordering::None && !arrive.getRelaxed())
-          bar.slotsRead = Ordering::Arrived;
       }
       if (!arrive.getRelaxed())
         for (SlotRange &range : state.slots)
@@ -197,8 +190,6 @@ private:
       for (auto &[offset, bar] : state.barriers) {
         if (bar.init == Ordering::Arrived)
           bar.init = Ordering::Done;
-        if (bar.slotsRead == Ordering::Arrived)
-          bar.slotsRead = Ordering::Done;
       }
       llvm::erase_if(state.slots, [](const SlotRange &range) {
         return range.read == Ordering::Arrived;
@@ -262,9 +253,6 @@ private:
              << offset
              << " has no armed phase: an earlier exchange completed it and "
                 "no quack.cluster.barrier_arm armed the next";
-    if (bar.armedBytes < 0)
-      return exchange.emitOpError("the mbarrier at offset ")
-             << offset << " is armed or not depending on the path taken";
     if (bar.armedBytes != exchange.getBytesPerReceiver())
       return exchange.emitOpError("the mbarrier at offset ")
              << offset << " expects " << bar.armedBytes
@@ -272,13 +260,6 @@ private:
              << " CTAs send it " << exchange.getClusterSize() << " x "
              << exchange.getValues().size()
              << " x 4 = " << exchange.getBytesPerReceiver() << " bytes";
-    if (bar.slotsRead != Ordering::Done)
-      return exchange.emitOpError("peers may overwrite the slots of the "
-                                  "mbarrier at offset ")
-             << offset
-             << " before this CTA has read them: a quack.cluster.arrive "
-                "(not relaxed) after the previous exchange through it and a "
-                "quack.cluster.wait must come before this exchange";
     // The slots must not hold an mbarrier, nor slots that an earlier
     // exchange read and has not yet released to the peers.
     int64_t start = exchange.getSlots();
@@ -303,7 +284,6 @@ private:
     bar.armedBytes = 0;
     if (bar.phase >= 0)
       ++bar.phase;
-    bar.slotsRead = Ordering::None;
     return success();
   }
 

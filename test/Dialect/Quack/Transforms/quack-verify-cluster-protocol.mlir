@@ -269,7 +269,7 @@ gpu.module @k {
     quack.cluster.wait
     %a = quack.cluster.exchange @smem barrier 0 slots 8 parity %c0 from %src (%v) {cluster_size = 2 : i64, cta_threads = 128 : i64} : f32
     quack.cluster.barrier_arm @smem barriers [0] expect_tx [8]
-    // expected-error @+1 {{peers may overwrite the slots of the mbarrier at offset 0 before this CTA has read them}}
+    // expected-error @+1 {{peers may overwrite slots [8, 16) before this CTA has read the values an earlier exchange left in [8, 16)}}
     %b = quack.cluster.exchange @smem barrier 0 slots 8 parity %c1 from %src (%a) {cluster_size = 2 : i64, cta_threads = 128 : i64} : f32
     gpu.return
   }
@@ -287,7 +287,7 @@ gpu.module @k {
     quack.cluster.arrive relaxed
     %p = scf.for %i = %lb to %ub step %step iter_args(%parity = %c0) -> (i32) {
       quack.cluster.wait
-      // expected-error @+1 {{peers may overwrite the slots of the mbarrier at offset 0}}
+      // expected-error @+1 {{peers may overwrite slots [8, 16) before this CTA has read the values an earlier exchange left in [8, 16)}}
       %a = quack.cluster.exchange @smem barrier 0 slots 8 parity %parity from %src (%v) {cluster_size = 2 : i64, cta_threads = 128 : i64} : f32
       quack.cluster.barrier_arm @smem barriers [0] expect_tx [8]
       quack.cluster.arrive relaxed
@@ -433,4 +433,72 @@ gpu.module @k {
     }
     gpu.return
   }
+}
+
+// -----
+
+// Rule 3: after a loop the phase is not known, so a straight-line exchange
+// cannot name its parity.
+gpu.module @k {
+  llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<64 x i8>
+  gpu.func @f(%v: f32, %src: i32, %lb: index, %ub: index, %step: index) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    quack.cluster.barrier_init @smem barriers [0] expect_tx [8]
+    quack.cluster.arrive relaxed
+    %p = scf.for %i = %lb to %ub step %step iter_args(%parity = %c0) -> (i32) {
+      quack.cluster.wait
+      %a = quack.cluster.exchange @smem barrier 0 slots 8 parity %parity from %src (%v) {cluster_size = 2 : i64, cta_threads = 128 : i64} : f32
+      quack.cluster.barrier_arm @smem barriers [0] expect_tx [8]
+      quack.cluster.arrive
+      %next = arith.xori %parity, %c1 : i32
+      scf.yield %next : i32
+    }
+    quack.cluster.wait
+    // expected-error @+1 {{the phase of the mbarrier at offset 0 is not known here}}
+    %b = quack.cluster.exchange @smem barrier 0 slots 8 parity %p from %src (%v) {cluster_size = 2 : i64, cta_threads = 128 : i64} : f32
+    gpu.return
+  }
+}
+
+// -----
+
+// Rule 3: two phases of one mbarrier per iteration; one loop-carried parity
+// cannot follow them.
+gpu.module @k {
+  llvm.mlir.global internal @smem() {addr_space = 3 : i32} : !llvm.array<64 x i8>
+  gpu.func @f(%v: f32, %src: i32, %lb: index, %ub: index, %step: index) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    quack.cluster.barrier_init @smem barriers [0] expect_tx [8]
+    quack.cluster.arrive relaxed
+    %p = scf.for %i = %lb to %ub step %step iter_args(%parity = %c0) -> (i32) {
+      quack.cluster.wait
+      // expected-error @+1 {{exchanges through the mbarrier at offset 0 2 times per loop iteration}}
+      %a = quack.cluster.exchange @smem barrier 0 slots 8 parity %parity from %src (%v) {cluster_size = 2 : i64, cta_threads = 128 : i64} : f32
+      quack.cluster.barrier_arm @smem barriers [0] expect_tx [8]
+      quack.cluster.arrive
+      quack.cluster.wait
+      %b = quack.cluster.exchange @smem barrier 0 slots 8 parity %parity from %src (%a) {cluster_size = 2 : i64, cta_threads = 128 : i64} : f32
+      quack.cluster.barrier_arm @smem barriers [0] expect_tx [8]
+      quack.cluster.arrive
+      %next = arith.xori %parity, %c1 : i32
+      scf.yield %next : i32
+    }
+    quack.cluster.wait
+    gpu.return
+  }
+}
+
+// -----
+
+// Unstructured control flow is not followed.
+// expected-error @+1 {{has cluster exchange ops and several blocks}}
+func.func @f(%c: i1) {
+  cf.cond_br %c, ^a, ^b
+^a:
+  quack.cluster.arrive
+  cf.br ^b
+^b:
+  return
 }
