@@ -97,9 +97,14 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
     md.rowsPerCta = get("rows_per_cta");
     md.clusterSize = std::max<int64_t>(1, get("cluster_size"));
     md.blockThreads = md.threadsPerRow * md.rowsPerCta;
+    if (auto copy = config.getAs<StringAttr>("copy"))
+      md.copy = copy.getValue().str();
     if (auto n = func->getAttrOfType<IntegerAttr>("quack.row_length"))
       md.rowLength = n.getInt();
     md.persistent = func->hasAttr("quack.persistent");
+    if (auto bytes =
+            func->getAttrOfType<IntegerAttr>("quack.dynamic_shared_bytes"))
+      md.dynamicShared = bytes.getInt();
     if (auto finish = func->getAttrOfType<DictionaryAttr>("quack.finish")) {
       md.finishSymbol = finish.getAs<StringAttr>("symbol").getValue().str();
       md.finishThreads = finish.getAs<IntegerAttr>("threads").getInt();
@@ -220,7 +225,7 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
     });
     j.attributeObject("shared_bytes", [&] {
       j.attribute("static", resources.sharedBytes);
-      j.attribute("dynamic", 0);
+      j.attribute("dynamic", dynamicShared);
     });
     j.attributeObject("config", [&] {
       j.attribute("threads_per_row", threadsPerRow);
@@ -228,6 +233,7 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
       j.attribute("vector", vector);
       j.attribute("vectors_per_thread", vectorsPerThread);
       j.attribute("cluster_size", clusterSize);
+      j.attribute("copy", copy);
     });
     j.attributeObject("resources", [&] {
       j.attribute("registers", resources.registers);
@@ -310,6 +316,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   pipeline.minCtasPerSm = options.minCtasPerSm;
   pipeline.prefetch = options.prefetch;
   pipeline.remat = options.remat > 0 ? 1 : 0;
+  pipeline.copy = options.copy;
   pipeline.useTuned = options.useTuned;
 
   // 2. Config selection.
@@ -635,6 +642,15 @@ std::string parseConfigOverrides(llvm::StringRef text,
         options.prefetch = v == "1";
       continue;
     }
+    if (key == "copy") {
+      StringRef v = value.trim();
+      if (v != "global" && v != "bulk")
+        return "config: 'copy' takes global (128-bit loads) or bulk "
+               "(cp.async.bulk into shared memory), got '" +
+               v.str() + "'";
+      options.copy = v == "bulk";
+      continue;
+    }
     int64_t number;
     if (value.trim().getAsInteger(10, number) || number <= 0)
       return "config: '" + item.str() + "' needs a positive integer value";
@@ -652,7 +668,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.minCtasPerSm = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy";
   }
   return "";
 }

@@ -69,6 +69,41 @@ public:
                                            NVVM::MemScopeKind::CTA,
                                            /*relaxed=*/false, Value());
   }
+  /// The same, for a byte count known only at run time (an i32).
+  void mbarrierArriveExpectTx(Value bar, Value bytes) {
+    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar, bytes,
+                                           NVVM::MemScopeKind::CTA,
+                                           /*relaxed=*/false, Value());
+  }
+  /// `fence.proxy.async.shared::cta`: orders this thread's earlier accesses
+  /// to shared memory (and, after a CTA barrier, the CTA's) before its
+  /// later asynchronous-proxy operations on it, such as a bulk copy that
+  /// overwrites a buffer the CTA has read.
+  void fenceProxyAsyncShared() {
+    LLVM::InlineAsmOp::create(
+        b, loc, TypeRange{}, ValueRange{}, "fence.proxy.async.shared::cta;",
+        "~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+  }
+  /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`:
+  /// copies `bytes` (an i32, a multiple of 16) from global memory at `src`
+  /// to this CTA's shared memory at `dst` (both 16-byte aligned); the copy
+  /// completes `bytes` transaction bytes on the mbarrier `bar` (shared).
+  void bulkCopyToShared(Value dst, Value src, Value bytes, Value bar) {
+    Type i32 = b.getI32Type();
+    Value dstAddr = LLVM::PtrToIntOp::create(b, loc, i32, dst);
+    Value srcAddr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), src);
+    Value barAddr = LLVM::PtrToIntOp::create(b, loc, i32, bar);
+    LLVM::InlineAsmOp::create(
+        b, loc, TypeRange{}, ValueRange{dstAddr, srcAddr, bytes, barAddr},
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+        "[$0], [$1], $2, [$3];",
+        "r,l,r,r,~{memory}", /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+
   /// `mbarrier.try_wait.parity` in a loop until phase `parity` completes.
   void mbarrierWait(Value bar, int64_t parity) {
     NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, i32(parity),

@@ -52,6 +52,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.minCtasPerSm = options.minCtasPerSm;
   config.prefetch = options.prefetch;
   config.remat = options.remat;
+  config.copy = options.copy;
   config.useTuned = options.useTuned;
   pm.addPass(mlir::quack::createQuackGroupReductions());
   pm.addPass(mlir::quack::createQuackScheduleLoads());

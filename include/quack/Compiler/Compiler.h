@@ -51,6 +51,9 @@ struct CompileOptions {
   /// Keep 16-bit rows packed across exchanges (-1: choose by occupancy on
   /// the cluster path).
   int64_t remat = -1;
+  /// Matrix inputs through 128-bit loads (0) or bulk copies into shared
+  /// memory (1); -1: choose.
+  int64_t copy = -1;
   /// Whether the architecture's table of measured configs
   /// (kernels/tuning/) may choose threads per row and rows per CTA.
   bool useTuned = true;
@@ -70,6 +73,10 @@ struct KernelMetadata {
   int64_t rowsPerCta = 1;
   int64_t blockThreads = 1;
   int64_t staticShared = 0;
+  /// How matrix inputs reach the threads: "global" or "bulk".
+  std::string copy = "global";
+  /// Shared memory the kernel declares at launch (bulk-copy buffers).
+  int64_t dynamicShared = 0;
   int64_t vector = 1;
   int64_t threadsPerRow = 1;
   int64_t vectorsPerThread = 1;

@@ -53,6 +53,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("keep 16-bit rows packed across exchanges (0: no, "
                      "1: yes)"),
       llvm::cl::init(0)};
+  Option<int64_t> copy{
+      *this, "copy",
+      llvm::cl::desc("matrix inputs through 128-bit loads (0) or bulk copies "
+                     "into shared memory (1) (-1: choose)"),
+      llvm::cl::init(-1)};
   Option<bool> useTuned{
       *this, "tuned",
       llvm::cl::desc("use the architecture's table of measured configs"),

@@ -208,6 +208,30 @@ private:
   void waitForClusterInit();
   LogicalResult lowerElementwise(Operation *op);
 
+  // Bulk copies (config.bulk): one thread of the CTA copies each matrix
+  // input's slice of the CTA's rows into a shared-memory buffer with
+  // cp.async.bulk, completing on the buffer's mbarrier; threads read their
+  // vectors from the buffer in each phase that uses them. With a loop over
+  // row groups and prefetch, two buffers alternate: the next row group's
+  // copies land in one while the CTA reads the other.
+  /// Lays out the buffers in dynamic shared memory and declares it.
+  void allocateBulkBuffers();
+  /// Initialises every buffer's mbarrier (thread 0) and makes the inits
+  /// visible to the CTA and the copy engine.
+  void initBulkBarriers();
+  /// Address (shared) of `offset` bytes plus `dynamicOffset` (i64, may be
+  /// null) into the bulk-copy shared memory.
+  Value bulkAddress(int64_t offset, Value dynamicOffset);
+  /// Thread 0 expects the bytes of row group `group` (i64) on buffer
+  /// `stage`'s mbarrier (i64) and issues one bulk copy per input and row.
+  void issueBulkCopies(Value stage, Value group);
+  /// Every thread waits for phase `parity` (i32) of buffer `stage`'s
+  /// mbarrier and reads from that buffer until the next call.
+  void waitBulkCopies(Value stage, Value parity);
+  /// The fragments of a staged row in the current phase, read (and
+  /// widened) from the current buffer on the phase's first use.
+  const SmallVector<Value> *stagedFragments(Value v);
+
   // Helpers.
   bool isRowValue(Value v) const {
     auto type = dyn_cast<VectorType>(v.getType());
@@ -320,6 +344,38 @@ private:
 
   DenseMap<Value, SmallVector<Value>> fragments;
   IRMapping scalars;
+
+  /// Bulk copies: the matrix inputs staged through shared memory, each
+  /// with its byte offset in a buffer and its element size.
+  struct StagedInput {
+    LoweredArg arg;
+    int64_t offset = 0;
+    int64_t elementBytes = 0;
+  };
+  SmallVector<StagedInput> stagedInputs;
+  DenseMap<Operation *, int64_t> stagedInputOf;
+  /// A row read from a staged input (or its f32 widening): its fragments
+  /// as read in phase `phase`.
+  struct StagedRow {
+    int64_t input = 0;
+    bool widen = false;
+    SmallVector<Value> frags;
+    int64_t phase = -1;
+  };
+  DenseMap<Value, StagedRow> stagedRows;
+  LLVM::GlobalOp bulkGlobal;
+  /// Buffers (1 or 2) and bytes per buffer; buffers start at
+  /// kBulkBuffersOffset, after the mbarriers.
+  int64_t bulkStages = 0;
+  int64_t bulkStageBytes = 0;
+  static constexpr int64_t kBulkBuffersOffset = 128;
+  /// Byte offset (i64) of the buffer threads read now.
+  Value bulkReadOffset;
+  /// Elements of a row each CTA owns (a contiguous slice).
+  int64_t colsPerCta = 0;
+  /// Iterations of the row loop so far (i32), which pick the buffer and the
+  /// mbarrier phase.
+  Value bulkIteration;
 
   /// A 16-bit float row widened to f32 (arith.extf): the lowering keeps the
   /// packed fragments and converts them where the f32 values are used,
@@ -533,6 +589,13 @@ void RowKernelLowering::buildPreamble() {
     setRowGroup(firstRowGroup);
   if (config.clusterSize > 1 && reductionRounds > 0)
     initClusterBarriers();
+  if (config.bulk) {
+    initBulkBarriers();
+    if (!looping) {
+      issueBulkCopies(constI64(0), firstRowGroup);
+      waitBulkCopies(constI64(0), constI32(0));
+    }
+  }
 }
 
 void RowKernelLowering::setRowGroup(Value group) {
@@ -598,6 +661,12 @@ LogicalResult RowKernelLowering::beginRowLoop() {
     llvm::append_range(inits, *first);
   }
   size_t numInputs = inits.size() - numPartials;
+  // With two bulk-copy buffers, the first row group's copies go out before
+  // the loop.
+  if (config.bulk && bulkStages == 2)
+    issueBulkCopies(constI64(0), firstRowGroup);
+  if (config.bulk)
+    inits.push_back(constI32(0));
   if (config.clusterSize > 1)
     inits.push_back(constI32(0));
   rowLoop = scf::ForOp::create(b, loc, firstRowGroup, groups, gridRowGroups,
@@ -608,6 +677,28 @@ LogicalResult RowKernelLowering::beginRowLoop() {
   partials.assign(iterArgs.begin(), iterArgs.begin() + numPartials);
   if (config.clusterSize > 1)
     clusterParity = iterArgs.back();
+  Value bulkStage, bulkParity;
+  if (config.bulk) {
+    Type i64 = b.getI64Type();
+    bulkIteration = iterArgs[numPartials + numInputs];
+    if (bulkStages == 2) {
+      // Iteration i reads buffer i % 2 in its phase i / 2 and copies the
+      // next row group into the other buffer, which the CTA finished
+      // reading in iteration i - 1.
+      Value low = arith::AndIOp::create(b, loc, bulkIteration, constI32(1));
+      bulkStage = arith::ExtUIOp::create(b, loc, i64, low);
+      bulkParity = arith::AndIOp::create(
+          b, loc,
+          arith::ShRUIOp::create(b, loc, bulkIteration, constI32(1)),
+          constI32(1));
+      issueBulkCopies(arith::XOrIOp::create(b, loc, bulkStage, constI64(1)),
+                      arith::AddIOp::create(b, loc, group, gridRowGroups));
+    } else {
+      bulkStage = constI64(0);
+      bulkParity = arith::AndIOp::create(b, loc, bulkIteration, constI32(1));
+      issueBulkCopies(bulkStage, group);
+    }
+  }
   if (!prefetchedLoads.empty()) {
     // The next row group's loads go out first, so that they are in flight
     // while this one is reduced, exchanged and written (past M, their
@@ -620,6 +711,8 @@ LogicalResult RowKernelLowering::beginRowLoop() {
     mapRowInputs(ValueRange(iterArgs).slice(numPartials, numInputs));
   }
   setRowGroup(group);
+  if (config.bulk)
+    waitBulkCopies(bulkStage, bulkParity);
   return success();
 }
 
@@ -638,15 +731,20 @@ void RowKernelLowering::endRowLoop() {
     // its barriers. The warps' slots in this CTA are reused before that
     // wait, so a CTA barrier orders them.
     armClusterBarriers(/*initialise=*/false);
-    if (warpsPerRow > 1)
+    if (warpsPerRow > 1 || config.bulk)
       target.barrier();
     ClusterArriveOp::create(b, loc, /*relaxed=*/false);
     clusterWaitPending = true;
-  } else if (sharedBytes > 0) {
+  } else if (sharedBytes > 0 || config.bulk) {
+    // (With bulk copies, the next iteration's copy overwrites a buffer
+    // this one read.)
     target.barrier();
   }
   SmallVector<Value> yields(partials);
   llvm::append_range(yields, nextInputs);
+  if (config.bulk)
+    yields.push_back(
+        arith::AddIOp::create(b, loc, bulkIteration, constI32(1)));
   if (config.clusterSize > 1)
     yields.push_back(arith::XOrIOp::create(b, loc, clusterParity, constI32(1)));
   scf::YieldOp::create(b, loc, yields);
@@ -883,6 +981,196 @@ void RowKernelLowering::waitForClusterInit() {
   }
 }
 
+void RowKernelLowering::allocateBulkBuffers() {
+  colsPerCta = partition->colsPerCta;
+  int64_t offset = 0;
+  for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
+    if (classifyArgType(load.getSource().getType()) != ArgKind::Matrix)
+      continue;
+    FailureOr<LoweredArg> arg = argFor(load.getSource(), load);
+    if (failed(arg))
+      continue; // lowerLoad reports it.
+    StagedInput input;
+    input.arg = *arg;
+    input.offset = offset;
+    input.elementBytes =
+        llvm::divideCeil(arg->elementType.getIntOrFloatBitWidth(), 8);
+    stagedInputOf[load.getOperation()] = stagedInputs.size();
+    stagedInputs.push_back(input);
+    offset += llvm::alignTo(config.rowsPerCta * colsPerCta *
+                                input.elementBytes,
+                            128);
+  }
+  bulkStageBytes = offset;
+  bulkStages = looping && config.prefetch ? 2 : 1;
+  int64_t bytes = kBulkBuffersOffset + bulkStages * bulkStageBytes;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(gpuModule.getBody());
+  // Dynamic shared memory: a declaration of no size, the bytes given at
+  // launch (the metadata's shared_bytes.dynamic).
+  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+  bulkGlobal = LLVM::GlobalOp::create(
+      b, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::External,
+      ("__quack_bulk_" + kernel.getSymName()).str(), Attribute(),
+      /*alignment=*/128, /*addrSpace=*/NVVMTargetInfo::kShared);
+  func->setAttr("quack.dynamic_shared_bytes", b.getI64IntegerAttr(bytes));
+}
+
+Value RowKernelLowering::bulkAddress(int64_t offset, Value dynamicOffset) {
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext(),
+                                        NVVMTargetInfo::kShared);
+  Value base = LLVM::AddressOfOp::create(b, loc, ptr, bulkGlobal.getSymName());
+  Value index = constI64(offset);
+  if (dynamicOffset)
+    index = arith::AddIOp::create(b, loc, dynamicOffset, index);
+  return LLVM::GEPOp::create(b, loc, ptr, b.getI8Type(), base,
+                             ValueRange{index});
+}
+
+void RowKernelLowering::initBulkBarriers() {
+  NVVMTargetInfo target(b, loc);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      constI32(0));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first,
+                                /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t s = 0; s < bulkStages; ++s)
+      target.mbarrierInit(bulkAddress(8 * s, Value()), 1);
+    target.fenceMbarrierInit();
+  }
+  target.barrier();
+}
+
+void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
+  NVVMTargetInfo target(b, loc);
+  Type i32 = b.getI32Type();
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      constI32(0));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first,
+                                /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  // The CTA read this buffer before the barrier that ended the previous
+  // iteration; the copy engine may overwrite it only after those reads.
+  target.fenceProxyAsyncShared();
+  // This CTA's slice of the row: [start, start + columns).
+  Value start = constI64(0);
+  Value columns = constI64(std::min(colsPerCta, rowLength));
+  bool mayBeEmpty = false;
+  if (config.clusterSize > 1) {
+    Value rank64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), clusterRank);
+    start = arith::MulIOp::create(b, loc, rank64, constI64(colsPerCta));
+    Value left = arith::SubIOp::create(b, loc, constI64(rowLength), start);
+    left = arith::MaxSIOp::create(b, loc, left, constI64(0));
+    columns = arith::MinSIOp::create(b, loc, left, constI64(colsPerCta));
+    mayBeEmpty = colsPerCta * config.clusterSize > rowLength;
+  }
+  int64_t bytesPerColumn = 0;
+  for (const StagedInput &input : stagedInputs)
+    bytesPerColumn += input.elementBytes;
+  Value rowBytes =
+      arith::MulIOp::create(b, loc, columns, constI64(bytesPerColumn));
+  Value firstRow =
+      arith::MulIOp::create(b, loc, group, constI64(config.rowsPerCta));
+  SmallVector<Value> rows, valid;
+  Value total = constI64(0);
+  for (int64_t r = 0; r < config.rowsPerCta; ++r) {
+    Value rowIndex = r ? arith::AddIOp::create(b, loc, firstRow, constI64(r))
+                       : firstRow;
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          rowIndex, numRows);
+    rows.push_back(rowIndex);
+    valid.push_back(inRange);
+    total = arith::AddIOp::create(
+        b, loc, total,
+        arith::SelectOp::create(b, loc, inRange, rowBytes, constI64(0)));
+  }
+  Value stageOffset =
+      arith::MulIOp::create(b, loc, stage, constI64(bulkStageBytes));
+  Value bar = bulkAddress(0, arith::MulIOp::create(b, loc, stage, constI64(8)));
+  target.mbarrierArriveExpectTx(bar,
+                                arith::TruncIOp::create(b, loc, i32, total));
+  for (int64_t r = 0; r < config.rowsPerCta; ++r) {
+    Value predicate = valid[r];
+    if (mayBeEmpty)
+      predicate = arith::AndIOp::create(
+          b, loc, predicate,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, columns,
+                                constI64(0)));
+    auto rowIf = scf::IfOp::create(b, loc, TypeRange{}, predicate,
+                                   /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard rowGuard(b);
+    b.setInsertionPointToStart(rowIf.thenBlock());
+    for (const StagedInput &input : stagedInputs) {
+      const LoweredArg &arg = input.arg;
+      Value element = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, rows[r], arg.rowStride),
+          start);
+      Value src = LLVM::GEPOp::create(b, loc, arg.pointer.getType(),
+                                      arg.elementType, arg.pointer,
+                                      ValueRange{element});
+      Value dst = bulkAddress(kBulkBuffersOffset + input.offset +
+                                  r * colsPerCta * input.elementBytes,
+                              stageOffset);
+      Value bytes = arith::TruncIOp::create(
+          b, loc, i32,
+          arith::MulIOp::create(b, loc, columns,
+                                constI64(input.elementBytes)));
+      target.bulkCopyToShared(dst, src, bytes, bar);
+    }
+  }
+}
+
+void RowKernelLowering::waitBulkCopies(Value stage, Value parity) {
+  NVVMTargetInfo target(b, loc);
+  Value bar = bulkAddress(0, arith::MulIOp::create(b, loc, stage, constI64(8)));
+  target.mbarrierWait(bar, parity);
+  bulkReadOffset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, stage, constI64(bulkStageBytes)),
+      constI64(kBulkBuffersOffset));
+  // Rows read in an earlier iteration are read again from this buffer.
+  for (auto &entry : stagedRows)
+    entry.second.phase = -1;
+}
+
+const SmallVector<Value> *RowKernelLowering::stagedFragments(Value v) {
+  StagedRow &row = stagedRows.find(v)->second;
+  if (row.phase == phase)
+    return &row.frags;
+  const StagedInput &input = stagedInputs[row.input];
+  Type eltType = input.arg.elementType;
+  VectorType packedType = fragmentType(eltType);
+  unsigned alignment = input.elementBytes * config.vector;
+  // This thread's row of the buffer, and its first column in the CTA's
+  // slice.
+  Value base = arith::AddIOp::create(
+      b, loc, bulkReadOffset,
+      arith::MulIOp::create(b, loc, rowPart,
+                            constI64(colsPerCta * input.elementBytes)));
+  Value sliceStart = constI64(0);
+  if (config.clusterSize > 1)
+    sliceStart = arith::MulIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), clusterRank),
+        constI64(colsPerCta));
+  row.frags.clear();
+  for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
+    Value column = arith::SubIOp::create(b, loc, vectorColumn(k), sliceStart);
+    Value offset = arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(b, loc, column, constI64(input.elementBytes)));
+    Value address = bulkAddress(input.offset, offset);
+    Value frag = predicatedLoad(andPredicates(rowValid, vectorInBounds(k)),
+                                packedType, address, alignment);
+    if (row.widen)
+      frag = arith::ExtFOp::create(b, loc, fragmentType(b.getF32Type()), frag);
+    row.frags.push_back(frag);
+  }
+  row.phase = phase;
+  return &row.frags;
+}
+
 LogicalResult RowKernelLowering::allocateSharedMemory() {
   // One exchange slot per reduction that spans several warps, so that no
   // reduction ever overwrites a slot another thread may still read; in a
@@ -1025,6 +1313,13 @@ LogicalResult RowKernelLowering::lowerLoad(LoadOp op) {
     Value v = predicatedLoad(rowValid, arg->elementType, perRowAddress(*arg),
                              eltBytes);
     scalars.map(op.getResult(), v);
+    return success();
+  }
+  auto staged = stagedInputOf.find(op.getOperation());
+  if (staged != stagedInputOf.end()) {
+    StagedRow row;
+    row.input = staged->second;
+    stagedRows[op.getResult()] = std::move(row);
     return success();
   }
   VectorType fragType = fragmentType(arg->elementType);
@@ -1502,6 +1797,8 @@ LogicalResult RowKernelLowering::lowerColumn(ColumnOp op) {
 }
 
 const SmallVector<Value> *RowKernelLowering::rowFragments(Value v) {
+  if (stagedRows.count(v))
+    return stagedFragments(v);
   auto it = fragments.find(v);
   if (it != fragments.end()) {
     auto remat = rematerialized.find(v);
@@ -1533,7 +1830,8 @@ void RowKernelLowering::noteRematerializable(Operation *op) {
     return;
   bool fromNarrow = false;
   for (Value operand : op->getOperands()) {
-    if (narrowRows.count(operand) || rematerialized.count(operand)) {
+    if (narrowRows.count(operand) || rematerialized.count(operand) ||
+        stagedRows.count(operand)) {
       fromNarrow = true;
       continue;
     }
@@ -1650,6 +1948,16 @@ LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
     }
   }
   auto ext = dyn_cast<arith::ExtFOp>(op);
+  // A staged 16-bit row widened to f32 is read and widened again in each
+  // phase that uses it.
+  if (ext && stagedRows.count(ext.getIn()) &&
+      getElementTypeOrSelf(ext.getType()).isF32()) {
+    StagedRow row;
+    row.input = stagedRows.lookup(ext.getIn()).input;
+    row.widen = true;
+    stagedRows[ext.getResult()] = std::move(row);
+    return success();
+  }
   if (ext && config.remat) {
     auto source = fragments.find(ext.getIn());
     Type from = getElementTypeOrSelf(ext.getIn().getType());
@@ -1757,6 +2065,8 @@ LogicalResult RowKernelLowering::run() {
   buildSignature();
   if (failed(allocateSharedMemory()))
     return failure();
+  if (config.bulk)
+    allocateBulkBuffers();
   buildPreamble();
   for (auto [index, arg] : llvm::enumerate(args))
     if (arg.kind == ArgKind::Scalar)
@@ -1772,7 +2082,8 @@ LogicalResult RowKernelLowering::run() {
       if (!load)
         continue;
       ArgKind kind = classifyArgType(load.getSource().getType());
-      if (kind == ArgKind::Matrix || kind == ArgKind::PerRow)
+      // Bulk copies prefetch matrices through shared memory instead.
+      if ((kind == ArgKind::Matrix && !config.bulk) || kind == ArgKind::PerRow)
         prefetchedLoads.push_back(load);
     }
   }

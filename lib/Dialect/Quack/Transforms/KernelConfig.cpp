@@ -17,6 +17,7 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
       b.getNamedAttr("cluster_size", b.getI64IntegerAttr(clusterSize)),
+      b.getNamedAttr("copy", b.getStringAttr(bulk ? "bulk" : "global")),
       b.getNamedAttr("min_ctas_per_sm", b.getI64IntegerAttr(minCtasPerSm)),
       b.getNamedAttr("prefetch", b.getBoolAttr(prefetch)),
       b.getNamedAttr("remat", b.getBoolAttr(remat)),
@@ -75,6 +76,13 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
   if (failed(readFlag("prefetch", config.prefetch)) ||
       failed(readFlag("remat", config.remat)))
     return failure();
+  if (Attribute copy = dict.get("copy")) {
+    auto name = dyn_cast<StringAttr>(copy);
+    if (!name || (name.getValue() != "global" && name.getValue() != "bulk"))
+      return kernel.emitOpError("'")
+             << kConfigAttrName << "' needs 'copy' = \"global\" or \"bulk\"";
+    config.bulk = name.getValue() == "bulk";
+  }
   if (config.clusterSize > kMaxClusterSize)
     return kernel.emitOpError("'")
            << kConfigAttrName << "' asks for a cluster of "

@@ -49,6 +49,30 @@ int64_t widestElementBytes(KernelOp kernel) {
   return bytes;
 }
 
+/// Dynamic shared memory the bulk-copy path may use per CTA: sm_90's 227
+/// KB less 1 KB for the kernel's static shared memory (exchange slots and
+/// mbarriers).
+constexpr int64_t kMaxBulkSharedBytes = 227 * 1024 - 1024;
+
+/// Bytes of shared memory the bulk-copy path declares: 128 for its
+/// mbarriers, then `stages` buffers, each holding every matrix input's
+/// slice of the CTA's rows (the lowering's layout).
+int64_t bulkSharedBytes(KernelOp kernel, const KernelConfig &config,
+                        int64_t stages) {
+  int64_t colsPerCta =
+      config.threadsPerRow * config.vector * config.vectorsPerThread;
+  int64_t stage = 0;
+  for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
+    Type type = load.getSource().getType();
+    if (classifyArgType(type) != ArgKind::Matrix)
+      continue;
+    int64_t bytes = llvm::divideCeil(
+        cast<MemRefType>(type).getElementTypeBitWidth(), 8);
+    stage += llvm::alignTo(config.rowsPerCta * colsPerCta * bytes, 128);
+  }
+  return 128 + stages * stage;
+}
+
 struct QuackSelectConfigPass
     : public mlir::quack::impl::QuackSelectConfigBase<QuackSelectConfigPass> {
   using Base::Base;
@@ -247,6 +271,8 @@ struct QuackSelectConfigPass
     // their cluster kernels lose 15-45% with it, as the doubled registers
     // halve the CTAs per SM (BENCHMARKS.md, 2026-12-03, fifth run).
     Block &body = kernel.getBody().front();
+    if (failed(selectCopy(kernel, config, why)))
+      return failure();
     bool persistent = !body.getOps<SumRowsOp>().empty();
     int64_t values = config.vectorsPerThread * config.vector;
     int64_t rowSums = llvm::range_size(body.getOps<SumRowsOp>());
@@ -255,7 +281,8 @@ struct QuackSelectConfigPass
       ArgKind kind = classifyArgType(load.getSource().getType());
       if (kind == ArgKind::PerRow)
         carried += 2;
-      else if (kind == ArgKind::Matrix)
+      // Bulk copies prefetch into a second shared-memory buffer.
+      else if (kind == ArgKind::Matrix && !config.bulk)
         carried += 2 * llvm::divideCeil(
                            values * cast<MemRefType>(load.getSource().getType())
                                         .getElementTypeBitWidth(),
@@ -273,6 +300,30 @@ struct QuackSelectConfigPass
       why << "; prefetch=1 (one CTA per SM loops over rows; the loop carries "
           << carried << " registers)";
     }
+    if (config.bulk) {
+      // Two buffers when the loop copies the next row group ahead.
+      int64_t stages = config.prefetch && (persistent || prefetch == 1) ? 2 : 1;
+      int64_t bytesNeeded = bulkSharedBytes(kernel, config, stages);
+      if (bytesNeeded > kMaxBulkSharedBytes && stages == 2 && prefetch < 0) {
+        config.prefetch = false;
+        stages = 1;
+        why << "; then prefetch=0 (two bulk-copy buffers need "
+            << bytesNeeded << " bytes of shared memory)";
+        bytesNeeded = bulkSharedBytes(kernel, config, stages);
+      }
+      if (bytesNeeded > kMaxBulkSharedBytes && copy < 0) {
+        config.bulk = false;
+        if (prefetch < 0)
+          config.prefetch = false;
+        why << "; then copy=global (bulk-copy buffers need " << bytesNeeded
+            << " bytes of shared memory)";
+      } else if (bytesNeeded > kMaxBulkSharedBytes)
+        return kernel.emitOpError("copy=bulk needs ")
+               << bytesNeeded << " bytes of shared memory per CTA ("
+               << stages << " buffer(s) of every input's slice of "
+               << config.rowsPerCta << " row(s)); at most "
+               << kMaxBulkSharedBytes;
+    }
     if (remat < 0 || remat > 1)
       return kernel.emitOpError("remat must be 0 or 1, got ")
              << remat.getValue();
@@ -288,6 +339,53 @@ struct QuackSelectConfigPass
              << config.clusterSize << " needs CTAs of at least as many "
              << "threads, got " << config.ctaThreads();
     config.reason = reason;
+    return success();
+  }
+
+  /// Why bulk copies cannot serve this kernel and config (empty: they
+  /// can): cp.async.bulk moves whole 16-byte units between 16-byte aligned
+  /// addresses, so every matrix input's vectors must be 16 bytes within
+  /// 16-byte alignment.
+  std::string bulkObstacle(KernelOp kernel, const KernelConfig &config) {
+    if (config.alignment % 16 != 0)
+      return "needs 16-byte aligned pointers and row strides; the alignment "
+             "class is " +
+             std::to_string(config.alignment);
+    bool any = false;
+    for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
+      Type type = load.getSource().getType();
+      if (classifyArgType(type) != ArgKind::Matrix)
+        continue;
+      any = true;
+      int64_t bytes = llvm::divideCeil(
+          cast<MemRefType>(type).getElementTypeBitWidth(), 8);
+      if ((config.vector * bytes) % 16 != 0)
+        return "needs vectors of 16 bytes of every matrix input; vector = " +
+               std::to_string(config.vector) + " gives " +
+               std::to_string(config.vector * bytes) + " bytes of a " +
+               std::to_string(bytes) + "-byte element";
+    }
+    if (!any)
+      return "needs a matrix input (the kernel loads none)";
+    return "";
+  }
+
+  /// The copy path: forced by `copy`, or chosen where bulk copies can serve
+  /// the kernel.
+  LogicalResult selectCopy(KernelOp kernel, KernelConfig &config,
+                           llvm::raw_ostream &why) {
+    if (copy < -1 || copy > 1)
+      return kernel.emitOpError("copy must be 0 (global) or 1 (bulk), got ")
+             << copy.getValue();
+    if (copy == 0)
+      return success();
+    std::string obstacle = bulkObstacle(kernel, config);
+    if (copy == 1 && !obstacle.empty())
+      return kernel.emitOpError("copy=bulk ") << obstacle;
+    if (!obstacle.empty())
+      return success();
+    config.bulk = true;
+    why << "; copy=bulk" << (copy == 1 ? " (forced)" : "");
     return success();
   }
 

@@ -42,6 +42,14 @@ struct KernelConfig {
   /// so that fewer registers stay live (more CTAs per SM), at the cost of
   /// the recomputation.
   bool remat = false;
+  /// How matrix inputs reach the threads. false: each thread loads its
+  /// vectors with 128-bit ld.global into registers. true (`copy=bulk`): one
+  /// thread of the CTA copies each input row's slice into shared memory
+  /// with cp.async.bulk, completing on an mbarrier; threads read their
+  /// vectors from shared memory where each phase uses them, so rows need
+  /// not stay in registers across exchanges, and with prefetch the next
+  /// row group's copies land in a second buffer while this one is used.
+  bool bulk = false;
   /// Byte alignment assumed for every pointer and row stride.
   int64_t alignment = 16;
   /// Why these values were chosen, for --print-config.

@@ -54,6 +54,9 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
     Option<"remat", "remat", "int64_t", /*default=*/"0",
            "keep 16-bit rows packed across exchanges, recomputing cheap "
            "values over them (0: no, 1: yes; quackc chooses by occupancy)">,
+    Option<"copy", "copy", "int64_t", /*default=*/"-1",
+           "how matrix inputs reach the threads (-1: choose, 0: 128-bit "
+           "ld.global into registers, 1: cp.async.bulk into shared memory)">,
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
            "target architecture">,
     Option<"useTuned", "tuned", "bool", /*default=*/"true",
