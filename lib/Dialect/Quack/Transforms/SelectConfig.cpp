@@ -271,23 +271,38 @@ struct QuackSelectConfigPass
     // their cluster kernels lose 15-45% with it, as the doubled registers
     // halve the CTAs per SM (BENCHMARKS.md, 2026-12-03, fifth run).
     Block &body = kernel.getBody().front();
-    if (failed(selectCopy(kernel, config, why)))
-      return failure();
     bool persistent = !body.getOps<SumRowsOp>().empty();
     int64_t values = config.vectorsPerThread * config.vector;
     int64_t rowSums = llvm::range_size(body.getOps<SumRowsOp>());
-    int64_t carried = values * rowSums;
+    // Registers the loop carries: partial sums, per-row scalars, and the
+    // matrix rows unless bulk copies prefetch those into shared memory.
+    int64_t carriedBySums = values * rowSums, carriedByRows = 0;
     for (LoadOp load : body.getOps<LoadOp>()) {
       ArgKind kind = classifyArgType(load.getSource().getType());
       if (kind == ArgKind::PerRow)
-        carried += 2;
-      // Bulk copies prefetch into a second shared-memory buffer.
-      else if (kind == ArgKind::Matrix && !config.bulk)
-        carried += 2 * llvm::divideCeil(
-                           values * cast<MemRefType>(load.getSource().getType())
-                                        .getElementTypeBitWidth(),
-                           32);
+        carriedBySums += 2;
+      else if (kind == ArgKind::Matrix)
+        carriedByRows += 2 * llvm::divideCeil(
+                                 values * cast<MemRefType>(
+                                              load.getSource().getType())
+                                              .getElementTypeBitWidth(),
+                                 32);
     }
+    // Bulk copies where the loop of a persistent cluster kernel cannot
+    // carry two row groups in registers: the next group is copied into a
+    // second shared-memory buffer instead. Measured on the H200 against the
+    // same kernels without prefetch (BENCHMARKS.md, 2026-12-04, bulk
+    // copies): rmsnorm_bwd bf16 262144 +56%, f32 131072 +31%; layernorm_bwd
+    // (with db) bf16 16384-262144 +12-26%, f32 131072 +29%, 262144 x2.
+    // Where the registers suffice, and in kernels without a loop (each CTA
+    // then waits for its whole slice before it computes), bulk copies lost
+    // 1-30% there, so these keep 128-bit loads.
+    bool wantBulk = persistent && config.clusterSize > 1 &&
+                    carriedBySums + carriedByRows > kPrefetchRegisters;
+    if (failed(selectCopy(kernel, config, wantBulk,
+                          carriedBySums + carriedByRows, why)))
+      return failure();
+    int64_t carried = carriedBySums + (config.bulk ? 0 : carriedByRows);
     if (prefetch >= 0) {
       if (prefetch > 1)
         return kernel.emitOpError("prefetch must be 0 or 1, got ")
@@ -370,14 +385,14 @@ struct QuackSelectConfigPass
     return "";
   }
 
-  /// The copy path: forced by `copy`, or chosen where bulk copies can serve
-  /// the kernel.
-  LogicalResult selectCopy(KernelOp kernel, KernelConfig &config,
-                           llvm::raw_ostream &why) {
+  /// The copy path: forced by `copy`, or bulk where `wanted` (the loop
+  /// would carry `carried` registers) and bulk copies can serve the kernel.
+  LogicalResult selectCopy(KernelOp kernel, KernelConfig &config, bool wanted,
+                           int64_t carried, llvm::raw_ostream &why) {
     if (copy < -1 || copy > 1)
       return kernel.emitOpError("copy must be 0 (global) or 1 (bulk), got ")
              << copy.getValue();
-    if (copy == 0)
+    if (copy == 0 || (copy < 0 && !wanted))
       return success();
     std::string obstacle = bulkObstacle(kernel, config);
     if (copy == 1 && !obstacle.empty())
@@ -385,7 +400,11 @@ struct QuackSelectConfigPass
     if (!obstacle.empty())
       return success();
     config.bulk = true;
-    why << "; copy=bulk" << (copy == 1 ? " (forced)" : "");
+    if (copy == 1)
+      why << "; copy=bulk (forced)";
+    else
+      why << "; copy=bulk (two row groups would take " << carried
+          << " registers of the loop: the next is copied into shared memory)";
     return success();
   }
 

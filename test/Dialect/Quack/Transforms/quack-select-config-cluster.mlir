@@ -1,5 +1,6 @@
 // RUN: quack-opt %s -split-input-file --quack-select-config | FileCheck %s
 // RUN: quack-opt %s -split-input-file --quack-select-config="cluster-size=8" | FileCheck %s --check-prefix=FORCED
+// RUN: quack-opt %s -split-input-file --quack-select-config="copy=0" | FileCheck %s --check-prefix=GLOBAL
 
 // Rows longer than 16384 elements are split over the CTAs of a cluster:
 // 32 KB of the row per CTA, at most 512 threads per CTA (so that each may
@@ -8,9 +9,9 @@
 // bf16, N = 65536: 4 CTAs of 16384 elements, 512 threads of four 8-element
 // vectors each.
 // CHECK-LABEL: quack.kernel @bf16_65536
-// CHECK-SAME: cluster_size = 4 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 4 : i64
+// CHECK-SAME: cluster_size = 4 : i64, copy = "global", min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 4 : i64
 // FORCED-LABEL: quack.kernel @bf16_65536
-// FORCED-SAME: cluster_size = 8 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 2 : i64
+// FORCED-SAME: cluster_size = 8 : i64, copy = "global", min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 2 : i64
 quack.kernel @bf16_65536(%x: memref<?x65536xbf16, strided<[?, 1]>>) {
   quack.return
 }
@@ -19,7 +20,7 @@ quack.kernel @bf16_65536(%x: memref<?x65536xbf16, strided<[?, 1]>>) {
 
 // f32, N = 131072: 16 CTAs of 8192 elements.
 // CHECK-LABEL: quack.kernel @f32_131072
-// CHECK-SAME: cluster_size = 16 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 4 : i64, vectors_per_thread = 4 : i64
+// CHECK-SAME: cluster_size = 16 : i64, copy = "global", min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 4 : i64, vectors_per_thread = 4 : i64
 quack.kernel @f32_131072(%x: memref<?x131072xf32, strided<[?, 1]>>) {
   quack.return
 }
@@ -28,7 +29,7 @@ quack.kernel @f32_131072(%x: memref<?x131072xf32, strided<[?, 1]>>) {
 
 // bf16, N = 262144: the largest cluster, 16 CTAs.
 // CHECK-LABEL: quack.kernel @bf16_262144
-// CHECK-SAME: cluster_size = 16 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 4 : i64
+// CHECK-SAME: cluster_size = 16 : i64, copy = "global", min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64, vector = 8 : i64, vectors_per_thread = 4 : i64
 quack.kernel @bf16_262144(%x: memref<?x262144xbf16, strided<[?, 1]>>) {
   quack.return
 }
@@ -50,7 +51,7 @@ quack.kernel @bf16_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>) {
 // CTA, alone on its SM, loads the next row group ahead (prefetch): it then
 // carries 16 partials and twice 8 registers of bf16 inputs.
 // CHECK-LABEL: quack.kernel @sum_rows_16384
-// CHECK-SAME: cluster_size = 2 : i64, min_ctas_per_sm = 0 : i64, prefetch = true, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64
+// CHECK-SAME: cluster_size = 2 : i64, copy = "global", min_ctas_per_sm = 0 : i64, prefetch = true, remat = false, rows_per_cta = 1 : i64, threads_per_row = 512 : i64
 // CHECK-SAME: quack.config_reason = "{{.*}}prefetch=1 (one CTA per SM loops over rows; the loop carries 32 registers)"
 quack.kernel @sum_rows_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>,
                              %dw: memref<16384xbf16> {quack.role = "output"}) {
@@ -64,9 +65,15 @@ quack.kernel @sum_rows_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>,
 
 // Two sums over rows, two bf16 inputs and a per-row scalar (layernorm_bwd
 // with db): the loop would carry 2 x 16 partials and twice 2 x 8 + 1
-// registers of inputs, more than the 64 worth trying: no prefetch.
+// registers of inputs, more than the 64 worth trying. Bulk copies then
+// prefetch the next row group into a second shared-memory buffer, and the
+// loop carries only the partials and the per-row scalar. With copy=0 (no
+// bulk copies), no prefetch.
 // CHECK-LABEL: quack.kernel @two_sums_16384
-// CHECK-SAME: cluster_size = 2 : i64, min_ctas_per_sm = 0 : i64, prefetch = false
+// CHECK-SAME: cluster_size = 2 : i64, copy = "bulk", min_ctas_per_sm = 0 : i64, prefetch = true
+// CHECK-SAME: copy=bulk (two row groups would take 66 registers of the loop: the next is copied into shared memory); prefetch=1 (one CTA per SM loops over rows; the loop carries 34 registers)
+// GLOBAL-LABEL: quack.kernel @two_sums_16384
+// GLOBAL-SAME: cluster_size = 2 : i64, copy = "global", min_ctas_per_sm = 0 : i64, prefetch = false
 quack.kernel @two_sums_16384(%x: memref<?x16384xbf16, strided<[?, 1]>>,
                              %y: memref<?x16384xbf16, strided<[?, 1]>>,
                              %rstd: memref<?xf32>,

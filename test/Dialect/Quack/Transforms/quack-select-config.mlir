@@ -5,7 +5,7 @@
 // bf16, N = 4096: 128-bit vectors of 8 elements, two per thread (rows of at
 // most 1024 vectors; longer rows get four).
 // CHECK-LABEL: quack.kernel @bf16_4096
-// CHECK-SAME: quack.config = {alignment = 16 : i64, cluster_size = 1 : i64, min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 256 : i64, vector = 8 : i64, vectors_per_thread = 2 : i64}
+// CHECK-SAME: quack.config = {alignment = 16 : i64, cluster_size = 1 : i64, copy = "global", min_ctas_per_sm = 0 : i64, prefetch = false, remat = false, rows_per_cta = 1 : i64, threads_per_row = 256 : i64, vector = 8 : i64, vectors_per_thread = 2 : i64}
 // ALIGN4-LABEL: quack.kernel @bf16_4096
 // ALIGN4-SAME: vector = 2 : i64
 // FORCED-LABEL: quack.kernel @bf16_4096
