@@ -16,7 +16,10 @@
 #   python3 python/benchmarks/tune.py --roots OUT_DIR/* --kernels ... \
 #       --n ... --dtype T --table kernels/tuning/sm_90.tsv
 #
-# Further arguments go to quackc (default --arch=sm_90a).
+# Further arguments go to quackc (default --arch=sm_90a). On the cluster
+# path, QUACK_TUNE_COPIES (comma-separated, default `global`) lists the copy
+# paths to build each config with: `global,bulk` also builds every cluster
+# config with bulk copies into shared memory (roots named ...-bulk).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -34,6 +37,13 @@ IFS=, read -r -a NS <<<"$5"
 shift 5
 ARGS=("$@")
 [ ${#ARGS[@]} -gt 0 ] || ARGS=(--arch=sm_90a)
+IFS=, read -r -a COPIES <<<"${QUACK_TUNE_COPIES:-global}"
+for copy in "${COPIES[@]}"; do
+  case $copy in global|bulk) ;; *)
+    echo "QUACK_TUNE_COPIES: unknown copy path '$copy' (global, bulk)" >&2
+    exit 2 ;;
+  esac
+done
 
 # The description and the flag settings of each kernel (those the Python
 # ops use most).
@@ -91,8 +101,13 @@ for k in "${KERNELS[@]}"; do
           for threads in 128 256 512; do
             vpt=$(( n / vec / cl / threads ))
             [ "$vpt" -ge 1 ] && [ "$vpt" -le 16 ] || continue
-            compile "$OUT/$k-$t-N$n-c$cl-t$threads" \
-              --config="cluster=$cl,threads=$threads" --fail-on-spills
+            for copy in "${COPIES[@]}"; do
+              suffix=""
+              [ "$copy" = bulk ] && suffix="-bulk"
+              compile "$OUT/$k-$t-N$n-c$cl-t$threads$suffix" \
+                --config="cluster=$cl,threads=$threads,copy=$copy" \
+                --fail-on-spills
+            done
           done
         done
         continue

@@ -317,6 +317,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   pipeline.prefetch = options.prefetch;
   pipeline.remat = options.remat > 0 ? 1 : 0;
   pipeline.copy = options.copy;
+  pipeline.stages = options.stages;
   pipeline.useTuned = options.useTuned;
 
   // 2. Config selection.
@@ -666,9 +667,11 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.clusterSize = number;
     else if (key == "ctas")
       options.minCtasPerSm = number;
+    else if (key == "stages")
+      options.stages = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy, stages";
   }
   return "";
 }

@@ -53,6 +53,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.prefetch = options.prefetch;
   config.remat = options.remat;
   config.copy = options.copy;
+  config.stages = options.stages;
   config.useTuned = options.useTuned;
   pm.addPass(mlir::quack::createQuackGroupReductions());
   pm.addPass(mlir::quack::createQuackScheduleLoads());

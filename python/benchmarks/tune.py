@@ -180,10 +180,48 @@ def case(kernel, t, m, n):
             ref = torch.where(hit, cols, n).min(-1).values
             return index.double(), ref.double()
         return lau, run, make, check, m * n * b + 8 * m
+    if kernel in ("rmsnorm_bwd", "layernorm_bwd"):
+        # Through the ops, which allocate the workspace of the sums over
+        # rows. The check covers dx of the first rows (a float64 reference
+        # of every row would not fit beside 2^31-element inputs); the GPU
+        # suite checks the sums.
+        layer = kernel == "layernorm_bwd"
+        lau = None
+        w = torch.randn(n, device="cuda").to(DT[t])
+        rows = min(m, 64)
+
+        def make():
+            x = torch.randn(m, n, device="cuda").to(DT[t])
+            dy = torch.randn(m, n, device="cuda").to(DT[t])
+            xs = x[:rows].double()
+            mean = torch.zeros(m, device="cuda")
+            rstd = torch.full((m,), 1.0, device="cuda")
+            mean[:rows] = xs.mean(-1).float() if layer else 0
+            centred = xs - mean[:rows].double().unsqueeze(-1)
+            rstd[:rows] = torch.rsqrt(centred.pow(2).mean(-1) + 1e-5).float()
+            return (x, dy, mean, rstd)
+
+        def run(x, dy, mean, rstd):
+            if layer:
+                return quack_mlir.layer_norm_backward(dy, x, w, mean, rstd)
+            return quack_mlir.rmsnorm_backward(dy, x, w, rstd)
+
+        def check(x, dy, mean, rstd):
+            dx = run(x, dy, mean, rstd)[0][:rows].double()
+            r = rstd[:rows].double().unsqueeze(-1)
+            xhat = (x[:rows].double() - mean[:rows].double().unsqueeze(-1)) * r
+            g = dy[:rows].double() * w.double()
+            inner = g - xhat * (xhat * g).mean(-1, keepdim=True)
+            if layer:
+                inner = inner - g.mean(-1, keepdim=True)
+            return dx, inner * r
+        nbytes = 3 * m * n * b + (3 if layer else 2) * n * b + \
+            (8 if layer else 4) * m
+        return lau, run, make, check, nbytes
     raise SystemExit(f"tune.py: unknown kernel {kernel!r}; known: "
                      "softmax_fwd, rmsnorm_fwd, cross_entropy_fwd, "
                      "cross_entropy_fwd_bwd, softmax_bwd, layernorm_fwd, "
-                     "argmax")
+                     "argmax, rmsnorm_bwd, layernorm_bwd")
 
 
 def root_kernels(root):
@@ -237,9 +275,19 @@ def table_lines(results, margin):
         if best["tbps"] <= base * (1 + margin) or not cfg:
             continue
         cluster = cfg.get("cluster_size", 1)
+        # The copy path is written where the best config or the model's
+        # choice copies in bulk (where neither does, the model's rule keeps
+        # 128-bit loads).
+        copy = cfg.get("copy", "global")
+        model_copy = default[0].get("knobs", {}).get("copy", "global")
+        tail = ""
+        if cluster > 1 or copy == "bulk" or model_copy == "bulk":
+            tail = f" {cluster}"
+            if copy == "bulk" or model_copy == "bulk":
+                tail += f" {copy}"
         lines.append(f"{kernel} {ELEMENT_BYTES[dtype]} {n} "
                      f"{cfg['vectors_per_thread']} {cfg['rows_per_cta']}"
-                     + (f" {cluster}" if cluster > 1 else "") +
+                     + tail +
                      f"  # {dtype}: {base:.2f} -> {best['tbps']:.2f} TB/s")
     return lines
 
@@ -315,7 +363,7 @@ def write_table(path, lines):
         with open(path) as f:
             for line in f.read().splitlines():
                 fields = line.split("#")[0].split()
-                if len(fields) == 5 and tuple(fields[:3]) in new:
+                if len(fields) >= 5 and tuple(fields[:3]) in new:
                     continue
                 kept.append(line)
     with open(path, "w") as f:

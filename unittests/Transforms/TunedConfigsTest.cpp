@@ -49,6 +49,20 @@ TEST(TunedConfigs, ParsesClusterEntries) {
   EXPECT_GT(entry->clusterSize, 1);
 }
 
+TEST(TunedConfigs, ParsesTheCopyColumn) {
+  std::string error;
+  auto table = parseTunedConfigs("layernorm_bwd 2 65536 4 1 8 bulk\n"
+                                 "layernorm_bwd 4 65536 2 1 16 global\n"
+                                 "rmsnorm_bwd 2 65536 2 1 8\n",
+                                 error);
+  ASSERT_TRUE(mlir::succeeded(table)) << error;
+  ASSERT_EQ(table->size(), 3u);
+  EXPECT_EQ((*table)[0].bulk, std::optional<bool>(true));
+  EXPECT_EQ((*table)[0].clusterSize, 8);
+  EXPECT_EQ((*table)[1].bulk, std::optional<bool>(false));
+  EXPECT_FALSE((*table)[2].bulk.has_value());
+}
+
 struct BadLine {
   const char *text;
   const char *message;
@@ -57,7 +71,9 @@ struct BadLine {
 TEST(TunedConfigs, RejectsMalformedLinesNamingThem) {
   const BadLine cases[] = {
       {"softmax_fwd 2 1024 4\n", "line 1: expected"},
-      {"# c\nsoftmax_fwd 2 1024 4 2 9 9\n", "line 2: expected"},
+      {"# c\nsoftmax_fwd 2 1024 4 2 9 9 9\n", "line 2: expected"},
+      {"softmax_fwd 2 65536 4 1 2 tma\n",
+       "the copy path must be 'global' or 'bulk', got 'tma'"},
       {"softmax_fwd 2 65536 4 1 3\n", "powers of two"},
       {"softmax_fwd 2 65536 4 1 32\n", "cluster size must be at most 16"},
       {"softmax_fwd 2 65536 4 2 4\n", "rows per CTA must be 1"},

@@ -54,6 +54,8 @@ struct CompileOptions {
   /// Matrix inputs through 128-bit loads (0) or bulk copies into shared
   /// memory (1); -1: choose.
   int64_t copy = -1;
+  /// Buffers of a prefetching loop with bulk copies (0: choose).
+  int64_t stages = 0;
   /// Whether the architecture's table of measured configs
   /// (kernels/tuning/) may choose threads per row and rows per CTA.
   bool useTuned = true;

@@ -58,6 +58,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("matrix inputs through 128-bit loads (0) or bulk copies "
                      "into shared memory (1) (-1: choose)"),
       llvm::cl::init(-1)};
+  Option<int64_t> stages{
+      *this, "stages",
+      llvm::cl::desc("buffers of a prefetching loop with bulk copies (0: "
+                     "choose)"),
+      llvm::cl::init(0)};
   Option<bool> useTuned{
       *this, "tuned",
       llvm::cl::desc("use the architecture's table of measured configs"),

@@ -661,10 +661,16 @@ LogicalResult RowKernelLowering::beginRowLoop() {
     llvm::append_range(inits, *first);
   }
   size_t numInputs = inits.size() - numPartials;
-  // With two bulk-copy buffers, the first row group's copies go out before
-  // the loop.
-  if (config.bulk && bulkStages == 2)
-    issueBulkCopies(constI64(0), firstRowGroup);
+  // With S bulk-copy buffers, the first S - 1 row groups' copies go out
+  // before the loop, into buffers 0 .. S - 2.
+  if (config.bulk)
+    for (int64_t s = 0; s + 1 < bulkStages; ++s)
+      issueBulkCopies(constI64(s),
+                      s ? arith::AddIOp::create(
+                              b, loc, firstRowGroup,
+                              arith::MulIOp::create(b, loc, gridRowGroups,
+                                                    constI64(s)))
+                        : firstRowGroup);
   if (config.bulk)
     inits.push_back(constI32(0));
   if (config.clusterSize > 1)
@@ -681,18 +687,24 @@ LogicalResult RowKernelLowering::beginRowLoop() {
   if (config.bulk) {
     Type i64 = b.getI64Type();
     bulkIteration = iterArgs[numPartials + numInputs];
-    if (bulkStages == 2) {
-      // Iteration i reads buffer i % 2 in its phase i / 2 and copies the
-      // next row group into the other buffer, which the CTA finished
-      // reading in iteration i - 1.
-      Value low = arith::AndIOp::create(b, loc, bulkIteration, constI32(1));
-      bulkStage = arith::ExtUIOp::create(b, loc, i64, low);
-      bulkParity = arith::AndIOp::create(
-          b, loc,
-          arith::ShRUIOp::create(b, loc, bulkIteration, constI32(1)),
-          constI32(1));
-      issueBulkCopies(arith::XOrIOp::create(b, loc, bulkStage, constI64(1)),
-                      arith::AddIOp::create(b, loc, group, gridRowGroups));
+    if (bulkStages > 1) {
+      // Iteration i reads buffer i % S in its phase i / S and copies row
+      // group i + S - 1 into buffer (i + S - 1) % S, which the CTA
+      // finished reading in iteration i - 1.
+      int64_t stages = bulkStages;
+      Value it64 = arith::ExtUIOp::create(b, loc, i64, bulkIteration);
+      bulkStage = arith::RemUIOp::create(b, loc, it64, constI64(stages));
+      Value round = arith::DivUIOp::create(b, loc, bulkIteration,
+                                           constI32(stages));
+      bulkParity = arith::AndIOp::create(b, loc, round, constI32(1));
+      Value ahead = arith::RemUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, it64, constI64(stages - 1)),
+          constI64(stages));
+      issueBulkCopies(
+          ahead, arith::AddIOp::create(
+                     b, loc, group,
+                     arith::MulIOp::create(b, loc, gridRowGroups,
+                                           constI64(stages - 1))));
     } else {
       bulkStage = constI64(0);
       bulkParity = arith::AndIOp::create(b, loc, bulkIteration, constI32(1));
@@ -1002,7 +1014,7 @@ void RowKernelLowering::allocateBulkBuffers() {
                             128);
   }
   bulkStageBytes = offset;
-  bulkStages = looping && config.prefetch ? 2 : 1;
+  bulkStages = looping && config.prefetch ? config.stages : 1;
   int64_t bytes = kBulkBuffersOffset + bulkStages * bulkStageBytes;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(gpuModule.getBody());

@@ -27,6 +27,9 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
       b.getNamedAttr("vectors_per_thread",
                      b.getI64IntegerAttr(vectorsPerThread)),
   };
+  // Written only where it matters, so that other configs read as before.
+  if (bulk && prefetch)
+    entries.push_back(b.getNamedAttr("stages", b.getI64IntegerAttr(stages)));
   return b.getDictionaryAttr(entries);
 }
 
@@ -82,6 +85,13 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
       return kernel.emitOpError("'")
              << kConfigAttrName << "' needs 'copy' = \"global\" or \"bulk\"";
     config.bulk = name.getValue() == "bulk";
+  }
+  if (dict.get("stages")) {
+    if (failed(read("stages", config.stages)))
+      return failure();
+    if (config.stages < 2 || config.stages > 8)
+      return kernel.emitOpError("'")
+             << kConfigAttrName << "' needs 'stages' in [2, 8]";
   }
   if (config.clusterSize > kMaxClusterSize)
     return kernel.emitOpError("'")

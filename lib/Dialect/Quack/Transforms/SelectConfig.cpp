@@ -299,8 +299,12 @@ struct QuackSelectConfigPass
     // 1-30% there, so these keep 128-bit loads.
     bool wantBulk = persistent && config.clusterSize > 1 &&
                     carriedBySums + carriedByRows > kPrefetchRegisters;
-    if (failed(selectCopy(kernel, config, wantBulk,
-                          carriedBySums + carriedByRows, why)))
+    std::optional<bool> tunedBulk;
+    if (tuned && tuned->bulk && config.clusterSize == tuned->clusterSize)
+      tunedBulk = tuned->bulk;
+    if (failed(selectCopy(kernel, config, tunedBulk.value_or(wantBulk),
+                          carriedBySums + carriedByRows, tunedBulk.has_value(),
+                          why)))
       return failure();
     int64_t carried = carriedBySums + (config.bulk ? 0 : carriedByRows);
     if (prefetch >= 0) {
@@ -315,16 +319,31 @@ struct QuackSelectConfigPass
       why << "; prefetch=1 (one CTA per SM loops over rows; the loop carries "
           << carried << " registers)";
     }
+    if (stages != 0 && (stages < 2 || stages > 8))
+      return kernel.emitOpError("stages must be 2 to 8, got ")
+             << stages.getValue();
+    if (stages != 0 && !(config.bulk && config.prefetch))
+      return kernel.emitOpError("stages = ")
+             << stages.getValue()
+             << " needs bulk copies in a prefetching loop (copy=bulk with "
+                "prefetch)";
+    if (stages != 0) {
+      config.stages = stages;
+      why << "; stages=" << stages.getValue() << " (forced)";
+    }
     if (config.bulk) {
-      // Two buffers when the loop copies the next row group ahead.
-      int64_t stages = config.prefetch && (persistent || prefetch == 1) ? 2 : 1;
-      int64_t bytesNeeded = bulkSharedBytes(kernel, config, stages);
-      if (bytesNeeded > kMaxBulkSharedBytes && stages == 2 && prefetch < 0) {
+      // Several buffers when the loop copies the next row groups ahead.
+      int64_t buffers =
+          config.prefetch && (persistent || prefetch == 1) ? config.stages : 1;
+      int64_t bytesNeeded = bulkSharedBytes(kernel, config, buffers);
+      if (bytesNeeded > kMaxBulkSharedBytes && buffers > 1 && prefetch < 0 &&
+          stages == 0) {
         config.prefetch = false;
-        stages = 1;
-        why << "; then prefetch=0 (two bulk-copy buffers need "
-            << bytesNeeded << " bytes of shared memory)";
-        bytesNeeded = bulkSharedBytes(kernel, config, stages);
+        buffers = 1;
+        why << "; then prefetch=0 (" << config.stages
+            << " bulk-copy buffers need " << bytesNeeded
+            << " bytes of shared memory)";
+        bytesNeeded = bulkSharedBytes(kernel, config, buffers);
       }
       if (bytesNeeded > kMaxBulkSharedBytes && copy < 0) {
         config.bulk = false;
@@ -335,7 +354,7 @@ struct QuackSelectConfigPass
       } else if (bytesNeeded > kMaxBulkSharedBytes)
         return kernel.emitOpError("copy=bulk needs ")
                << bytesNeeded << " bytes of shared memory per CTA ("
-               << stages << " buffer(s) of every input's slice of "
+               << buffers << " buffer(s) of every input's slice of "
                << config.rowsPerCta << " row(s)); at most "
                << kMaxBulkSharedBytes;
     }
@@ -385,10 +404,12 @@ struct QuackSelectConfigPass
     return "";
   }
 
-  /// The copy path: forced by `copy`, or bulk where `wanted` (the loop
-  /// would carry `carried` registers) and bulk copies can serve the kernel.
+  /// The copy path: forced by `copy`, or bulk where `wanted` (by the table
+  /// of measured configs when `measured`; otherwise because the loop would
+  /// carry `carried` registers) and bulk copies can serve the kernel.
   LogicalResult selectCopy(KernelOp kernel, KernelConfig &config, bool wanted,
-                           int64_t carried, llvm::raw_ostream &why) {
+                           int64_t carried, bool measured,
+                           llvm::raw_ostream &why) {
     if (copy < -1 || copy > 1)
       return kernel.emitOpError("copy must be 0 (global) or 1 (bulk), got ")
              << copy.getValue();
@@ -402,6 +423,8 @@ struct QuackSelectConfigPass
     config.bulk = true;
     if (copy == 1)
       why << "; copy=bulk (forced)";
+    else if (measured)
+      why << "; copy=bulk (tuned)";
     else
       why << "; copy=bulk (two row groups would take " << carried
           << " registers of the loop: the next is copied into shared memory)";

@@ -45,11 +45,18 @@ mlir::quack::parseTunedConfigs(StringRef text, std::string &error) {
       error = ("line " + Twine(lineNumber) + ": " + why).str();
       return failure();
     };
-    if (words.size() != 5 && words.size() != 6)
+    if (words.size() < 5 || words.size() > 7)
       return fail("expected '<kernel> <element bytes> <N> <vectors per "
-                  "thread> <rows per CTA> [<cluster>]', got " +
+                  "thread> <rows per CTA> [<cluster> [<copy>]]', got " +
                   Twine(words.size()) + " fields");
     TunedConfig entry;
+    if (words.size() == 7) {
+      if (words[6] != "global" && words[6] != "bulk")
+        return fail("the copy path must be 'global' or 'bulk', got '" +
+                    words[6] + "'");
+      entry.bulk = words[6] == "bulk";
+      words.pop_back();
+    }
     entry.kernel = words[0].str();
     entry.line = index + 1;
     int64_t *values[] = {&entry.elementBytes, &entry.rowLength,

@@ -50,6 +50,10 @@ struct KernelConfig {
   /// not stay in registers across exchanges, and with prefetch the next
   /// row group's copies land in a second buffer while this one is used.
   bool bulk = false;
+  /// With bulk copies and prefetch: the shared-memory buffers the loop
+  /// cycles through (2: the next row group is copied while this one is
+  /// used; S: the S - 1 next ones).
+  int64_t stages = 2;
   /// Byte alignment assumed for every pointer and row stride.
   int64_t alignment = 16;
   /// Why these values were chosen, for --print-config.

@@ -57,6 +57,9 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
     Option<"copy", "copy", "int64_t", /*default=*/"-1",
            "how matrix inputs reach the threads (-1: choose, 0: 128-bit "
            "ld.global into registers, 1: cp.async.bulk into shared memory)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "shared-memory buffers a prefetching loop with bulk copies "
+           "cycles through (0: choose, 2-8)">,
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
            "target architecture">,
     Option<"useTuned", "tuned", "bool", /*default=*/"true",

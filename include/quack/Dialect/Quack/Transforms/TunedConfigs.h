@@ -41,6 +41,9 @@ struct TunedConfig {
   int64_t rowsPerCta = 0;
   /// CTAs of the cluster that splits a row; 1 on the CTA-level path.
   int64_t clusterSize = 1;
+  /// The measured copy path (a seventh column, `global` or `bulk`); absent:
+  /// config selection's rule decides.
+  std::optional<bool> bulk;
   /// Line of the entry in its table, for --print-config.
   int64_t line = 0;
 };
