@@ -59,9 +59,9 @@ quack.kernel @scale(%x: memref<?x1024xbf16, strided<[?, 1]>>,
 // A sum over rows on the cluster path (bf16, N = 16384: 2 CTAs of 8192
 // columns) with prefetch: two buffers of 16384 bytes. The first row group
 // is copied into buffer 0 before the loop; iteration i (the i32 the loop
-// carries) copies the next group into buffer (i & 1) ^ 1, the copy of this
-// CTA's slice starting at column rank * 8192, waits for phase (i >> 1) & 1
-// of buffer i & 1, and ends with a CTA barrier before the next copy may
+// carries) copies the next group into buffer (i + 1) % 2, the copy of this
+// CTA's slice starting at column rank * 8192, waits for phase (i / 2) & 1
+// of buffer i % 2, and ends with a CTA barrier before the next copy may
 // overwrite what it read.
 // CHECK-LABEL: gpu.module @dw
 // CHECK: gpu.func @dw(
@@ -75,11 +75,12 @@ quack.kernel @scale(%x: memref<?x1024xbf16, strided<[?, 1]>>,
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: cp.async.bulk.shared::cluster.global
 // CHECK: scf.for %[[G:.*]] = %{{.*}} iter_args({{.*}}, %[[IT:.*]] = %c0_i32{{.*}}, %[[PAR:.*]] = %c0_i32{{.*}}) -> (vector<8xf32>, vector<8xf32>, i32, i32)
-// CHECK: %[[LOW:.*]] = arith.andi %[[IT]], %c1_i32{{.*}} : i32
-// CHECK: %[[STAGE:.*]] = arith.extui %[[LOW]] : i32 to i64
-// CHECK: %[[HI:.*]] = arith.shrui %[[IT]], %c1_i32{{.*}} : i32
-// CHECK: %[[PHASE:.*]] = arith.andi %[[HI]], %c1_i32{{.*}} : i32
-// CHECK: %[[OTHER:.*]] = arith.xori %[[STAGE]], %c1_i64{{.*}} : i64
+// CHECK: %[[IT64:.*]] = arith.extui %[[IT]] : i32 to i64
+// CHECK: %[[STAGE:.*]] = arith.remui %[[IT64]], %c2_i64{{.*}} : i64
+// CHECK: %[[ROUND:.*]] = arith.divui %[[IT]], %c2_i32{{.*}} : i32
+// CHECK: %[[PHASE:.*]] = arith.andi %[[ROUND]], %c1_i32{{.*}} : i32
+// CHECK: %[[NEXT1:.*]] = arith.addi %[[IT64]], %c1_i64{{.*}} : i64
+// CHECK: %[[OTHER:.*]] = arith.remui %[[NEXT1]], %c2_i64{{.*}} : i64
 // CHECK: %[[RANK64:.*]] = arith.extui %[[RANK]] : i32 to i64
 // CHECK: %[[START:.*]] = arith.muli %[[RANK64]], %c8192_i64{{.*}} : i64
 // CHECK: arith.muli %[[OTHER]], %c16384_i64{{.*}} : i64
