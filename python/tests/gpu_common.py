@@ -1,6 +1,7 @@
 """Shared pieces of the GPU tests: skips, references and error measures."""
 
 import os
+import zlib
 
 import pytest
 
@@ -16,6 +17,12 @@ if not os.environ.get("QUACK_MLIR_BUNDLE"):
 DTYPES = [torch.bfloat16, torch.float16, torch.float32]
 DTYPE_IDS = {torch.bfloat16: "bf16", torch.float16: "f16",
              torch.float32: "f32"}
+
+
+def seed_for(name):
+    """A seed for the test named `name`, the same in every process (str
+    hashes are salted per process, which drew new data on every run)."""
+    return zlib.crc32(name.encode()) & 0xFFFF
 
 
 def dtype_id(d):

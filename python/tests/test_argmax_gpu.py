@@ -9,7 +9,7 @@ module is skipped with the reason shown (pytest -rs).
 
 import pytest
 
-from gpu_common import DTYPES, dtype_id, torch
+from gpu_common import DTYPES, dtype_id, torch, seed_for
 
 import quack_mlir  # noqa: E402
 
@@ -43,7 +43,7 @@ def check(x, dim=-1):
 
 @pytest.fixture(autouse=True)
 def _seed(request):
-    torch.manual_seed(hash(request.node.name) & 0xFFFF)
+    torch.manual_seed(seed_for(request.node.name))
 
 
 @pytest.mark.parametrize("m", [1, 3, 1024])

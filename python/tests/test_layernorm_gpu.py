@@ -9,7 +9,7 @@ without either the whole module is skipped with the reason shown
 import pytest
 
 from gpu_common import (DTYPES, dtype_id, finite, max_row_err, poison,
-                        rel_err, torch)
+                        rel_err, seed_for, torch)
 
 import quack_mlir  # noqa: E402
 
@@ -58,7 +58,7 @@ def check(x, w, b, eps=EPS):
 
 @pytest.fixture(autouse=True)
 def _seed(request):
-    torch.manual_seed(hash(request.node.name) & 0xFFFF)
+    torch.manual_seed(seed_for(request.node.name))
 
 
 def inputs(m, n, dtype, offset=3.0):

@@ -18,7 +18,7 @@ if not os.environ.get("QUACK_MLIR_BUNDLE"):
                 allow_module_level=True)
 
 import quack_mlir  # noqa: E402
-from gpu_common import rel_err  # noqa: E402
+from gpu_common import rel_err, seed_for  # noqa: E402
 
 DTYPES = [torch.bfloat16, torch.float16, torch.float32]
 # Relative error norm ||out - ref|| / ||ref|| allowed for y, by dtype.
@@ -60,7 +60,7 @@ def check(x, w, eps=EPS):
 
 @pytest.fixture(autouse=True)
 def _seed(request):
-    torch.manual_seed(hash(request.node.name) & 0xFFFF)
+    torch.manual_seed(seed_for(request.node.name))
 
 
 @pytest.mark.parametrize("m", [1, 3, 32768])

@@ -8,7 +8,7 @@ either the whole module is skipped with the reason shown (pytest -rs).
 import pytest
 
 from gpu_common import (DTYPES, dtype_id, max_row_err, poison, rel_err,
-                        torch)
+                        seed_for, torch)
 
 import quack_mlir  # noqa: E402
 
@@ -37,7 +37,7 @@ def check(x, dim=-1):
 
 @pytest.fixture(autouse=True)
 def _seed(request):
-    torch.manual_seed(hash(request.node.name) & 0xFFFF)
+    torch.manual_seed(seed_for(request.node.name))
 
 
 def randn(*shape, dtype, scale=4.0):
