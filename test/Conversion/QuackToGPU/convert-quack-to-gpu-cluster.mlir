@@ -8,7 +8,7 @@
 // LOOP-LABEL: gpu.func @sum_rows(
 // LOOP-SAME: prefetch = true
 // LOOP-SAME: quack.persistent
-// LOOP: quack.cluster.arrive{{$}}
+// LOOP: quack.cluster.arrive relaxed
 // LOOP: llvm.load {{.*}} -> vector<8xbf16>
 // LOOP: scf.for {{.*}} iter_args({{.*}}, %[[PARITY:.*]] = %c0_i32)
 // LOOP: llvm.load {{.*}} -> vector<8xbf16>
@@ -35,10 +35,9 @@
 // The CTAs of a cluster share a row: row = ctaid.x / 4.
 // CHECK: arith.divui %{{.*}}, %c4_i64{{.*}} : i64
 // One mbarrier at offset 0, armed for the 4 CTAs' 4-byte partials; all
-// threads arrive (release: the arm before any peer sends) on the cluster
-// barrier before the loads.
+// threads arrive (relaxed) on the cluster barrier before the loads.
 // CHECK: quack.cluster.barrier_init @__quack_smem_sum_rows barriers [0] expect_tx [16]
-// CHECK-NEXT: quack.cluster.arrive{{$}}
+// CHECK-NEXT: quack.cluster.arrive relaxed
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
 // CHECK: nvvm.shfl.sync  bfly
 // CHECK: gpu.barrier

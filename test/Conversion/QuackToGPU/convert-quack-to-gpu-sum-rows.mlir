@@ -64,7 +64,7 @@ quack.kernel @dw(%x: memref<?x1024xbf16, strided<[?, 1]>>,
 // CHECK-SAME: nvvm.maxnreg = 128 : i32
 // CHECK-SAME: prefetch = true
 // CHECK: quack.cluster.barrier_init @__quack_smem_dw_cluster barriers [0] expect_tx [8]
-// CHECK: quack.cluster.arrive{{$}}
+// CHECK: quack.cluster.arrive relaxed
 // CHECK-NOT: quack.cluster.wait
 // CHECK: %[[FIRST0:.*]] = scf.if
 // CHECK: llvm.load {{.*}} -> vector<8xbf16>
