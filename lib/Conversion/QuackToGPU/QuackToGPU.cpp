@@ -215,7 +215,7 @@ private:
   // row groups and prefetch, two buffers alternate: the next row group's
   // copies land in one while the CTA reads the other.
   /// Lays out the buffers in dynamic shared memory and declares it.
-  void allocateBulkBuffers();
+  LogicalResult allocateBulkBuffers();
   /// Initialises every buffer's mbarrier (thread 0) and makes the inits
   /// visible to the CTA and the copy engine.
   void initBulkBarriers();
@@ -368,7 +368,8 @@ private:
   /// kBulkBuffersOffset, after the mbarriers.
   int64_t bulkStages = 0;
   int64_t bulkStageBytes = 0;
-  static constexpr int64_t kBulkBuffersOffset = 128;
+  static constexpr int64_t kBulkBuffersOffset =
+      BulkBufferLayout::kBarrierBytes;
   /// Byte offset (i64) of the buffer threads read now.
   Value bulkReadOffset;
   /// Elements of a row each CTA owns (a contiguous slice).
@@ -999,29 +1000,29 @@ void RowKernelLowering::waitForClusterInit() {
   }
 }
 
-void RowKernelLowering::allocateBulkBuffers() {
-  colsPerCta = partition->colsPerCta;
-  int64_t offset = 0;
-  for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
-    if (classifyArgType(load.getSource().getType()) != ArgKind::Matrix)
-      continue;
-    FailureOr<LoweredArg> arg = argFor(load.getSource(), load);
+LogicalResult RowKernelLowering::allocateBulkBuffers() {
+  BulkBufferLayout layout = getBulkBufferLayout(kernel, config);
+  colsPerCta = layout.colsPerCta;
+  if (colsPerCta != partition->colsPerCta)
+    return kernel.emitOpError("copy=bulk: the config gives each CTA ")
+           << colsPerCta << " columns, its thread-value layout "
+           << partition->colsPerCta
+           << " (vectors_per_thread must be the fewest that cover N)";
+  for (auto [index, load] : llvm::enumerate(layout.loads)) {
+    FailureOr<LoweredArg> arg =
+        argFor(cast<LoadOp>(load).getSource(), load);
     if (failed(arg))
       continue; // lowerLoad reports it.
     StagedInput input;
     input.arg = *arg;
-    input.offset = offset;
-    input.elementBytes =
-        llvm::divideCeil(arg->elementType.getIntOrFloatBitWidth(), 8);
-    stagedInputOf[load.getOperation()] = stagedInputs.size();
+    input.offset = layout.offsets[index];
+    input.elementBytes = layout.elementBytes[index];
+    stagedInputOf[load] = stagedInputs.size();
     stagedInputs.push_back(input);
-    offset += llvm::alignTo(config.rowsPerCta * colsPerCta *
-                                input.elementBytes,
-                            128);
   }
-  bulkStageBytes = offset;
+  bulkStageBytes = layout.bufferBytes;
   bulkStages = looping && config.prefetch ? config.stages : 1;
-  int64_t bytes = kBulkBuffersOffset + bulkStages * bulkStageBytes;
+  int64_t bytes = layout.totalBytes(bulkStages);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(gpuModule.getBody());
   // Dynamic shared memory: a declaration of no size, the bytes given at
@@ -1032,6 +1033,7 @@ void RowKernelLowering::allocateBulkBuffers() {
       ("__quack_bulk_" + kernel.getSymName()).str(), Attribute(),
       /*alignment=*/128, /*addrSpace=*/NVVMTargetInfo::kShared);
   func->setAttr("quack.dynamic_shared_bytes", b.getI64IntegerAttr(bytes));
+  return success();
 }
 
 Value RowKernelLowering::bulkAddress(int64_t offset, Value dynamicOffset) {
@@ -2083,8 +2085,8 @@ LogicalResult RowKernelLowering::run() {
   buildSignature();
   if (failed(allocateSharedMemory()))
     return failure();
-  if (config.bulk)
-    allocateBulkBuffers();
+  if (config.bulk && failed(allocateBulkBuffers()))
+    return failure();
   buildPreamble();
   for (auto [index, arg] : llvm::enumerate(args))
     if (arg.kind == ArgKind::Scalar)

@@ -111,3 +111,29 @@ quack.kernel @late_index(%x: memref<?x4xf32>, %t: memref<?xi64>, %y: memref<?x4x
   quack.store %g, %v : f32, memref<?xf32>
   quack.return
 }
+
+// -----
+
+// expected-error @+1 {{'quack.config' needs 'copy' = "global" or "bulk"}}
+quack.kernel @bad_copy(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, copy = "tma", rows_per_cta = 1, threads_per_row = 2, vector = 4, vectors_per_thread = 1}} {
+  quack.return
+}
+
+// -----
+
+// expected-error @+1 {{'quack.config' needs 'stages' in [2, 8]}}
+quack.kernel @bad_stages(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, copy = "bulk", prefetch = true, rows_per_cta = 1, stages = 1, threads_per_row = 2, vector = 4, vectors_per_thread = 1}} {
+  quack.return
+}
+
+// -----
+
+// Bulk copies lay out a CTA's slice as the config's vectors; more vectors
+// per thread than N needs would not match the thread-value layout.
+// expected-error @+1 {{copy=bulk: the config gives each CTA 16 columns, its thread-value layout 8 (vectors_per_thread must be the fewest that cover N)}}
+quack.kernel @bulk_extra_vectors(%x: memref<?x8xf32, strided<[?, 1]>>,
+                                 %y: memref<?x8xf32, strided<[?, 1]>> {quack.role = "output", quack.name = "y"}) attributes {quack.config = {alignment = 16, copy = "bulk", rows_per_cta = 1, threads_per_row = 2, vector = 4, vectors_per_thread = 2}} {
+  %row = quack.load %x : memref<?x8xf32, strided<[?, 1]>> -> vector<8xf32>
+  quack.store %row, %y : vector<8xf32>, memref<?x8xf32, strided<[?, 1]>>
+  quack.return
+}

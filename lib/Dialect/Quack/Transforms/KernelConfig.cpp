@@ -8,6 +8,7 @@
 #include "quack/Dialect/Quack/IR/QuackOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::quack;
@@ -31,6 +32,25 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   if (bulk && prefetch)
     entries.push_back(b.getNamedAttr("stages", b.getI64IntegerAttr(stages)));
   return b.getDictionaryAttr(entries);
+}
+
+BulkBufferLayout mlir::quack::getBulkBufferLayout(KernelOp kernel,
+                                                  const KernelConfig &config) {
+  BulkBufferLayout layout;
+  layout.colsPerCta =
+      config.threadsPerRow * config.vector * config.vectorsPerThread;
+  for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
+    auto type = dyn_cast<MemRefType>(load.getSource().getType());
+    if (!type || classifyArgType(type) != ArgKind::Matrix)
+      continue;
+    int64_t bytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    layout.loads.push_back(load.getOperation());
+    layout.offsets.push_back(layout.bufferBytes);
+    layout.elementBytes.push_back(bytes);
+    layout.bufferBytes +=
+        llvm::alignTo(config.rowsPerCta * layout.colsPerCta * bytes, 128);
+  }
+  return layout;
 }
 
 FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {

@@ -54,25 +54,6 @@ int64_t widestElementBytes(KernelOp kernel) {
 /// mbarriers).
 constexpr int64_t kMaxBulkSharedBytes = 227 * 1024 - 1024;
 
-/// Bytes of shared memory the bulk-copy path declares: 128 for its
-/// mbarriers, then `stages` buffers, each holding every matrix input's
-/// slice of the CTA's rows (the lowering's layout).
-int64_t bulkSharedBytes(KernelOp kernel, const KernelConfig &config,
-                        int64_t stages) {
-  int64_t colsPerCta =
-      config.threadsPerRow * config.vector * config.vectorsPerThread;
-  int64_t stage = 0;
-  for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
-    Type type = load.getSource().getType();
-    if (classifyArgType(type) != ArgKind::Matrix)
-      continue;
-    int64_t bytes = llvm::divideCeil(
-        cast<MemRefType>(type).getElementTypeBitWidth(), 8);
-    stage += llvm::alignTo(config.rowsPerCta * colsPerCta * bytes, 128);
-  }
-  return 128 + stages * stage;
-}
-
 struct QuackSelectConfigPass
     : public mlir::quack::impl::QuackSelectConfigBase<QuackSelectConfigPass> {
   using Base::Base;
@@ -335,7 +316,7 @@ struct QuackSelectConfigPass
       // Several buffers when the loop copies the next row groups ahead.
       int64_t buffers =
           config.prefetch && (persistent || prefetch == 1) ? config.stages : 1;
-      int64_t bytesNeeded = bulkSharedBytes(kernel, config, buffers);
+      int64_t bytesNeeded = getBulkBufferLayout(kernel, config).totalBytes(buffers);
       if (bytesNeeded > kMaxBulkSharedBytes && buffers > 1 && prefetch < 0 &&
           stages == 0) {
         config.prefetch = false;
@@ -343,7 +324,7 @@ struct QuackSelectConfigPass
         why << "; then prefetch=0 (" << config.stages
             << " bulk-copy buffers need " << bytesNeeded
             << " bytes of shared memory)";
-        bytesNeeded = bulkSharedBytes(kernel, config, buffers);
+        bytesNeeded = getBulkBufferLayout(kernel, config).totalBytes(buffers);
       }
       if (bytesNeeded > kMaxBulkSharedBytes && copy < 0) {
         config.bulk = false;

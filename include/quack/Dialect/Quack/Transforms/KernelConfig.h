@@ -67,6 +67,32 @@ struct KernelConfig {
   static FailureOr<KernelConfig> fromKernel(KernelOp kernel);
 };
 
+/// Where the bulk-copy path (KernelConfig::bulk) keeps its buffers in
+/// dynamic shared memory: the mbarriers (8 bytes per buffer) in the first
+/// kBarrierBytes, then each buffer, holding every matrix input's slice of
+/// the CTA's rows, in the kernel's load order, each 128-byte aligned. Config
+/// selection sizes it; convert-quack-to-gpu lays the buffers out by it.
+struct BulkBufferLayout {
+  static constexpr int64_t kBarrierBytes = 128;
+  /// The matrix loads staged, in program order, with their byte offsets in
+  /// a buffer and element sizes.
+  SmallVector<Operation *> loads;
+  SmallVector<int64_t> offsets;
+  SmallVector<int64_t> elementBytes;
+  /// Elements of a row each CTA owns, and bytes of one buffer.
+  int64_t colsPerCta = 0;
+  int64_t bufferBytes = 0;
+
+  /// Dynamic shared memory for `buffers` buffers.
+  int64_t totalBytes(int64_t buffers) const {
+    return kBarrierBytes + buffers * bufferBytes;
+  }
+};
+
+/// The bulk-copy buffers of `kernel` under `config`.
+BulkBufferLayout getBulkBufferLayout(KernelOp kernel,
+                                     const KernelConfig &config);
+
 /// Name of the kernel attribute holding its config.
 inline constexpr llvm::StringLiteral kConfigAttrName = "quack.config";
 
