@@ -19,7 +19,8 @@
 # Further arguments go to quackc (default --arch=sm_90a). On the cluster
 # path, QUACK_TUNE_COPIES (comma-separated, default `global`) lists the copy
 # paths to build each config with: `global,bulk` also builds every cluster
-# config with bulk copies into shared memory (roots named ...-bulk).
+# config with bulk copies into shared memory (roots named ...-bulk), and
+# `tensor` with tensor copies (...-tensor).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -39,8 +40,8 @@ ARGS=("$@")
 [ ${#ARGS[@]} -gt 0 ] || ARGS=(--arch=sm_90a)
 IFS=, read -r -a COPIES <<<"${QUACK_TUNE_COPIES:-global}"
 for copy in "${COPIES[@]}"; do
-  case $copy in global|bulk) ;; *)
-    echo "QUACK_TUNE_COPIES: unknown copy path '$copy' (global, bulk)" >&2
+  case $copy in global|bulk|tensor) ;; *)
+    echo "QUACK_TUNE_COPIES: unknown copy path '$copy' (global, bulk, tensor)" >&2
     exit 2 ;;
   esac
 done
@@ -103,7 +104,7 @@ for k in "${KERNELS[@]}"; do
             [ "$vpt" -ge 1 ] && [ "$vpt" -le 16 ] || continue
             for copy in "${COPIES[@]}"; do
               suffix=""
-              [ "$copy" = bulk ] && suffix="-bulk"
+              [ "$copy" != global ] && suffix="-$copy"
               compile "$OUT/$k-$t-N$n-c$cl-t$threads$suffix" \
                 --config="cluster=$cl,threads=$threads,copy=$copy" \
                 --fail-on-spills

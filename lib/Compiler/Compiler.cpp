@@ -105,6 +105,23 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
     if (auto bytes =
             func->getAttrOfType<IntegerAttr>("quack.dynamic_shared_bytes"))
       md.dynamicShared = bytes.getInt();
+    if (auto maps = func->getAttrOfType<ArrayAttr>("quack.tensor_maps")) {
+      llvm::json::Array recipes;
+      for (Attribute entry : maps) {
+        auto dict = cast<DictionaryAttr>(entry);
+        auto box = dict.getAs<DenseI64ArrayAttr>("box");
+        llvm::json::Object recipe;
+        recipe["of"] = dict.getAs<StringAttr>("of").getValue().str();
+        recipe["dtype"] = dict.getAs<StringAttr>("dtype").getValue().str();
+        recipe["columns"] = dict.getAs<IntegerAttr>("columns").getInt();
+        recipe["box"] = llvm::json::Array(box.asArrayRef());
+        recipes.push_back(std::move(recipe));
+      }
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << llvm::json::Value(std::move(recipes));
+      md.tensorMapsJson = text;
+    }
     if (auto finish = func->getAttrOfType<DictionaryAttr>("quack.finish")) {
       md.finishSymbol = finish.getAs<StringAttr>("symbol").getValue().str();
       md.finishThreads = finish.getAs<IntegerAttr>("threads").getInt();
@@ -192,6 +209,11 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
     j.attribute("arch", arch);
     j.attribute("bindings", bindingsToJSON(bindings));
     j.attribute("params", params ? std::move(*params) : llvm::json::Array());
+    if (!tensorMapsJson.empty()) {
+      auto maps = llvm::json::parse(tensorMapsJson);
+      j.attribute("tensor_maps",
+                  maps ? std::move(*maps) : llvm::json::Array());
+    }
     j.attribute("N", rowLength);
     j.attribute("alignment", requiredAlignment);
     j.attributeObject("grid", [&] {
@@ -645,11 +667,14 @@ std::string parseConfigOverrides(llvm::StringRef text,
     }
     if (key == "copy") {
       StringRef v = value.trim();
-      if (v != "global" && v != "bulk")
-        return "config: 'copy' takes global (128-bit loads) or bulk "
-               "(cp.async.bulk into shared memory), got '" +
+      std::optional<mlir::quack::KernelConfig::Copy> path =
+          mlir::quack::parseCopy(v);
+      if (!path)
+        return "config: 'copy' takes global (128-bit loads), bulk "
+               "(cp.async.bulk into shared memory) or tensor "
+               "(cp.async.bulk.tensor into shared memory), got '" +
                v.str() + "'";
-      options.copy = v == "bulk";
+      options.copy = static_cast<int64_t>(*path);
       continue;
     }
     int64_t number;

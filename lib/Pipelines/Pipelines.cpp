@@ -75,6 +75,7 @@ void buildGPUToNVVMPipeline(OpPassManager &pm, const PipelineOptions &) {
   // libdevice call, which would need linking.
   gpu.addPass(createConvertMathToLLVMPass());
   gpu.addPass(createConvertGpuOpsToNVVMOps());
+  gpu.addPass(mlir::quack::createQuackLowerTensorMapArgs());
   // These conversions are anchored on builtin.module; they reach into the
   // gpu.module bodies from there.
   pm.addPass(createConvertVectorToLLVMPass());

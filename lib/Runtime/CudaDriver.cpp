@@ -83,6 +83,8 @@ void openDriver(DriverState &state) {
     return;
   d.occupancyMaxActiveClusters = reinterpret_cast<decltype(
       d.occupancyMaxActiveClusters)>(dlsym(lib, "cuOccupancyMaxActiveClusters"));
+  d.tensorMapEncodeTiled = reinterpret_cast<decltype(
+      d.tensorMapEncodeTiled)>(dlsym(lib, "cuTensorMapEncodeTiled"));
   Result r = d.init(0);
   if (r != success) {
     state.error = d.describe("cuInit", r);

@@ -42,6 +42,13 @@ constexpr int devAttrComputeCapabilityMinor = 76;
 constexpr int devAttrMaxSharedMemoryPerBlockOptin = 97;
 constexpr int devAttrMultiprocessorCount = 16;
 
+/// CUtensorMapDataType values.
+constexpr int tensorMapFloat16 = 6;
+constexpr int tensorMapFloat32 = 7;
+constexpr int tensorMapBFloat16 = 9;
+/// CUtensorMapL2promotion: CU_TENSOR_MAP_L2_PROMOTION_L2_256B.
+constexpr int tensorMapL2Promotion256B = 3;
+
 /// CUstreamCaptureStatus: CU_STREAM_CAPTURE_STATUS_NONE.
 constexpr int streamCaptureStatusNone = 0;
 
@@ -107,6 +114,16 @@ struct Driver {
   /// Optional (CUDA 12+); null when the driver lacks it.
   Result (*occupancyMaxActiveClusters)(int *numClusters, Function f,
                                        const LaunchConfig *config) = nullptr;
+  /// Optional (CUDA 12+): cuTensorMapEncodeTiled; null when the driver
+  /// lacks it.
+  Result (*tensorMapEncodeTiled)(void *tensorMap, int dataType, unsigned rank,
+                                 void *globalAddress,
+                                 const unsigned long long *globalDim,
+                                 const unsigned long long *globalStrides,
+                                 const unsigned *boxDim,
+                                 const unsigned *elementStrides, int interleave,
+                                 int swizzle, int l2Promotion,
+                                 int oobFill) = nullptr;
   Result (*getErrorName)(Result error, const char **str) = nullptr;
   Result (*getErrorString)(Result error, const char **str) = nullptr;
 

@@ -373,6 +373,54 @@ Status Kernel::launchFinish(const Loaded *l, unsigned gridX,
   return Status::Ok;
 }
 
+/// One encoded tensor map, as the entry point's by-value parameter reads it.
+struct alignas(kTensorMapAlignment) TensorMapSlot {
+  unsigned char bytes[kTensorMapBytes];
+};
+
+/// Encodes the tensor map `recipe` describes over the launch's arguments.
+static Status encodeTensorMap(const cu::Driver *d, const KernelMetadata &meta,
+                              const TensorMapRecipe &recipe, int64_t m,
+                              const ArgValue *args, TensorMapSlot &out,
+                              std::string &error) {
+  const Param &matrix = meta.params[recipe.param];
+  if (!d->tensorMapEncodeTiled) {
+    error = "kernel \"" + meta.kernel +
+            "\": its tensor copies need cuTensorMapEncodeTiled, which this "
+            "CUDA driver lacks (CUDA 12 or newer)";
+    return Status::Unsupported;
+  }
+  const uint64_t elementBytes = getScalarTypeSize(recipe.type);
+  int dataType = cu::tensorMapFloat32;
+  if (recipe.type == ScalarType::BF16)
+    dataType = cu::tensorMapBFloat16;
+  else if (recipe.type == ScalarType::F16)
+    dataType = cu::tensorMapFloat16;
+  // A single row has no stride of its own (callers pass 0): any multiple
+  // of 16 bytes that covers the row serves.
+  uint64_t strideBytes =
+      static_cast<uint64_t>(args[recipe.rowStrideParam - 1].i) * elementBytes;
+  if (m <= 1)
+    strideBytes = (recipe.columns * elementBytes + 15) / 16 * 16;
+  unsigned long long dims[2] = {
+      static_cast<unsigned long long>(recipe.columns),
+      static_cast<unsigned long long>(m > 0 ? m : 1)};
+  unsigned long long strides[1] = {strideBytes};
+  unsigned box[2] = {recipe.box[0], recipe.box[1]};
+  unsigned elementStrides[2] = {1, 1};
+  cu::Result r = d->tensorMapEncodeTiled(
+      out.bytes, dataType, 2, reinterpret_cast<void *>(args[recipe.param - 1].u),
+      dims, strides, box, elementStrides, /*interleave=*/0, /*swizzle=*/0,
+      cu::tensorMapL2Promotion256B, /*oobFill=*/0);
+  if (r != cu::success) {
+    error = "kernel \"" + meta.kernel + "\": " +
+            d->describe("cuTensorMapEncodeTiled", r) + " (the tensor map of \"" +
+            matrix.name + "\")";
+    return Status::DriverError;
+  }
+  return Status::Ok;
+}
+
 Status Kernel::launchMain(const Loaded *l, int64_t m, unsigned gridX,
                           const ArgValue *args, size_t numArgs, void *stream,
                           std::string &error) {
@@ -384,7 +432,8 @@ Status Kernel::launchMain(const Loaded *l, int64_t m, unsigned gridX,
   std::vector<void *> heapPtrs;
   ParamSlot *slots = inlineSlots;
   void **ptrs = inlinePtrs;
-  const size_t numParams = numArgs + 1;
+  const size_t numMaps = meta.tensorMaps.size();
+  const size_t numParams = numArgs + 1 + numMaps;
   if (numParams > inlineParams) {
     heapSlots.resize(numParams);
     heapPtrs.resize(numParams);
@@ -409,6 +458,23 @@ Status Kernel::launchMain(const Loaded *l, int64_t m, unsigned gridX,
   }
 
   const cu::Driver *d = cu::getDriver(error);
+  // Tensor maps follow the parameters the caller passes; the driver copies
+  // them into the launch's parameter buffer.
+  constexpr size_t inlineMaps = 4;
+  TensorMapSlot inlineMapSlots[inlineMaps];
+  std::vector<TensorMapSlot> heapMaps;
+  TensorMapSlot *maps = inlineMapSlots;
+  if (numMaps > inlineMaps) {
+    heapMaps.resize(numMaps);
+    maps = heapMaps.data();
+  }
+  for (size_t k = 0; k < numMaps; ++k) {
+    if (Status s = encodeTensorMap(d, meta, meta.tensorMaps[k], m, args,
+                                   maps[k], error);
+        s != Status::Ok)
+      return s;
+    ptrs[numArgs + 1 + k] = maps[k].bytes;
+  }
   cu::Result r;
   const unsigned dynamicShared = static_cast<unsigned>(meta.dynamicSharedBytes);
   if (meta.getClusterSize() > 1) {

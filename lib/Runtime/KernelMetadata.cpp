@@ -151,6 +151,63 @@ private:
   std::string &error;
 };
 
+bool parseScalarType(const std::string &s, ScalarType &type);
+
+/// Reads "tensor_maps": [{"of": matrix input, "dtype", "columns": N,
+/// "box": [columns, rows]}, ...] (after "params" and "N").
+bool parseTensorMaps(Checker &c, const Value &maps, KernelMetadata &meta) {
+  if (!maps.isArray())
+    return c.fail("field \"tensor_maps\" must be an array");
+  for (const Value &entry : maps.getArray()) {
+    if (!entry.isObject())
+      return c.fail("\"tensor_maps\" entries must be objects");
+    TensorMapRecipe recipe;
+    std::string of, dtype;
+    const std::string where = "tensor_maps[].";
+    if (!c.getString(entry, "of", of, true, where) ||
+        !c.getString(entry, "dtype", dtype, true, where) ||
+        !c.getInteger(entry, "columns", recipe.columns, 1, true, where))
+      return false;
+    for (size_t i = 0; i < meta.params.size(); ++i) {
+      const Param &p = meta.params[i];
+      if (p.name == of && p.kind == ParamKind::Matrix && p.role == "input")
+        recipe.param = static_cast<int>(i);
+      if (p.kind == ParamKind::RowStride && p.of >= 0 &&
+          meta.params[p.of].name == of)
+        recipe.rowStrideParam = static_cast<int>(i);
+    }
+    if (recipe.param < 0 || recipe.rowStrideParam < 0)
+      return c.fail("\"tensor_maps[].of\" must name a matrix input, got \"" +
+                    of + "\"");
+    if (!parseScalarType(dtype, recipe.type) ||
+        recipe.type != meta.params[recipe.param].type)
+      return c.fail("\"tensor_maps[].dtype\" must be the matrix's dtype (" +
+                    std::string(stringifyScalarType(
+                        meta.params[recipe.param].type)) +
+                    "), got \"" + dtype + "\"");
+    if (recipe.columns != meta.n)
+      return c.fail("\"tensor_maps[].columns\" must be N = " +
+                    std::to_string(meta.n) + ", got " +
+                    std::to_string(recipe.columns));
+    const Value *box = entry.get("box");
+    if (!box || !box->isArray() || box->getArray().size() != 2)
+      return c.fail("\"tensor_maps[].box\" must be [columns, rows]");
+    for (size_t i = 0; i < 2; ++i) {
+      const Value &v = box->getArray()[i];
+      if (!v.isInteger() || v.getInteger() < 1 || v.getInteger() > 256)
+        return c.fail("\"tensor_maps[].box\" entries must be integers in "
+                      "[1, 256]");
+      recipe.box[i] = static_cast<unsigned>(v.getInteger());
+    }
+    if (recipe.box[0] * getScalarTypeSize(recipe.type) % 16 != 0)
+      return c.fail("\"tensor_maps[].box\" must span a multiple of 16 bytes "
+                    "of a row, got " +
+                    std::to_string(recipe.box[0]) + " elements");
+    meta.tensorMaps.push_back(recipe);
+  }
+  return true;
+}
+
 bool parseScalarType(const std::string &s, ScalarType &type) {
   static const std::pair<const char *, ScalarType> table[] = {
       {"f32", ScalarType::F32},   {"f16", ScalarType::F16},
@@ -422,6 +479,10 @@ Status runtime::parseKernelMetadata(const std::string &text,
                                /*required=*/false, "shared_bytes.")))
     return Status::InvalidMetadata;
 
+  if (const Value *maps = root.get("tensor_maps"))
+    if (!parseTensorMaps(c, *maps, result))
+      return Status::InvalidMetadata;
+
   if (bindings) {
     for (const Value::Member &m : bindings->getObject()) {
       const Value &v = m.second;
@@ -459,6 +520,12 @@ Status runtime::checkLaunchArguments(const KernelMetadata &meta, int64_t m,
   if (m < 0) {
     error = prefix + "M must be non-negative, got " + std::to_string(m);
     return Status::InvalidArgument;
+  }
+  if (!meta.tensorMaps.empty() && m > INT32_MAX) {
+    error = prefix + "its tensor copies address rows with 32-bit "
+                     "coordinates; M = " +
+            std::to_string(m) + " exceeds " + std::to_string(INT32_MAX);
+    return Status::Unsupported;
   }
   const uint64_t align = static_cast<uint64_t>(meta.alignment);
   for (size_t i = 0; i < numArgs; ++i) {

@@ -276,14 +276,15 @@ def table_lines(results, margin):
             continue
         cluster = cfg.get("cluster_size", 1)
         # The copy path is written where the best config or the model's
-        # choice copies in bulk (where neither does, the model's rule keeps
-        # 128-bit loads).
+        # choice stages rows through shared memory (bulk or tensor copies;
+        # where neither does, the model's rule keeps 128-bit loads).
         copy = cfg.get("copy", "global")
         model_copy = default[0].get("knobs", {}).get("copy", "global")
+        staged = copy != "global" or model_copy != "global"
         tail = ""
-        if cluster > 1 or copy == "bulk" or model_copy == "bulk":
+        if cluster > 1 or staged:
             tail = f" {cluster}"
-            if copy == "bulk" or model_copy == "bulk":
+            if staged:
                 tail += f" {copy}"
         lines.append(f"{kernel} {ELEMENT_BYTES[dtype]} {n} "
                      f"{cfg['vectors_per_thread']} {cfg['rows_per_cta']}"

@@ -36,6 +36,13 @@ static_assert(cu::devAttrMaxSharedMemoryPerBlockOptin ==
                   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
               "");
 static_assert(cu::streamCaptureStatusNone == CU_STREAM_CAPTURE_STATUS_NONE, "");
+static_assert(cu::tensorMapFloat16 == CU_TENSOR_MAP_DATA_TYPE_FLOAT16, "");
+static_assert(cu::tensorMapFloat32 == CU_TENSOR_MAP_DATA_TYPE_FLOAT32, "");
+static_assert(cu::tensorMapBFloat16 == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, "");
+static_assert(cu::tensorMapL2Promotion256B ==
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+              "");
+static_assert(sizeof(CUtensorMap) == 128, "");
 static_assert(cu::launchAttrClusterDimension ==
                   CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
               "");

@@ -443,3 +443,73 @@ TEST(KernelMetadataTest, PersistentLaunchChecks) {
   EXPECT_EQ(checkLaunchArguments(meta, 0, args.data(), args.size(), error),
             Status::Ok);
 }
+
+namespace {
+/// The example with tensor maps \p maps ("tensor_maps").
+std::string withTensorMaps(const std::string &maps) {
+  return withReplaced("\"alignment\": 16,",
+                      "\"tensor_maps\": " + maps + ", \"alignment\": 16,");
+}
+} // namespace
+
+TEST(KernelMetadataTest, ParsesTensorMaps) {
+  KernelMetadata meta;
+  std::string error;
+  ASSERT_EQ(parseKernelMetadata(
+                withTensorMaps(R"([{"of": "x", "dtype": "bf16",
+                                   "columns": 4096, "box": [256, 2]}])"),
+                meta, error),
+            Status::Ok)
+      << error;
+  ASSERT_EQ(meta.tensorMaps.size(), 1u);
+  EXPECT_EQ(meta.tensorMaps[0].param, 1);
+  EXPECT_EQ(meta.tensorMaps[0].rowStrideParam, 2);
+  EXPECT_EQ(meta.tensorMaps[0].type, ScalarType::BF16);
+  EXPECT_EQ(meta.tensorMaps[0].columns, 4096);
+  EXPECT_EQ(meta.tensorMaps[0].box[0], 256u);
+  EXPECT_EQ(meta.tensorMaps[0].box[1], 2u);
+  // Callers pass the same arguments: the maps are the runtime's.
+  EXPECT_EQ(meta.getNumArgs(), 7u);
+  EXPECT_TRUE(example().tensorMaps.empty());
+}
+
+TEST(KernelMetadataTest, RejectsBadTensorMaps) {
+  EXPECT_CONTAINS(rejection(withTensorMaps("{}")),
+                  "\"tensor_maps\" must be an array");
+  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "y", "dtype": "bf16",
+      "columns": 4096, "box": [256, 1]}])")),
+                  "must name a matrix input, got \"y\"");
+  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "f32",
+      "columns": 4096, "box": [256, 1]}])")),
+                  "must be the matrix's dtype (bf16)");
+  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
+      "columns": 4000, "box": [256, 1]}])")),
+                  "must be N = 4096, got 4000");
+  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
+      "columns": 4096, "box": [512, 1]}])")),
+                  "entries must be integers in [1, 256]");
+  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
+      "columns": 4096, "box": [4, 1]}])")),
+                  "multiple of 16 bytes");
+  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
+      "columns": 4096}])")),
+                  "must be [columns, rows]");
+}
+
+TEST(KernelMetadataTest, TensorCopiesNeedRowsWith32BitCoordinates) {
+  KernelMetadata meta;
+  std::string error;
+  ASSERT_EQ(parseKernelMetadata(
+                withTensorMaps(R"([{"of": "x", "dtype": "bf16",
+                                   "columns": 4096, "box": [256, 1]}])"),
+                meta, error),
+            Status::Ok)
+      << error;
+  std::vector<ArgValue> args = exampleArgs();
+  EXPECT_EQ(checkLaunchArguments(meta, int64_t(1) << 31, args.data(),
+                                 args.size(), error),
+            Status::Unsupported);
+  EXPECT_CONTAINS(error, "32-bit coordinates");
+  EXPECT_EQ(checkLaunchArguments(meta, 32768, args.data(), args.size(), error),
+            Status::Ok);
+}

@@ -53,14 +53,16 @@ TEST(TunedConfigs, ParsesTheCopyColumn) {
   std::string error;
   auto table = parseTunedConfigs("layernorm_bwd 2 65536 4 1 8 bulk\n"
                                  "layernorm_bwd 4 65536 2 1 16 global\n"
-                                 "rmsnorm_bwd 2 65536 2 1 8\n",
+                                 "rmsnorm_bwd 2 65536 2 1 8\n"
+                                 "rmsnorm_bwd 4 65536 2 1 8 tensor\n",
                                  error);
   ASSERT_TRUE(mlir::succeeded(table)) << error;
-  ASSERT_EQ(table->size(), 3u);
-  EXPECT_EQ((*table)[0].bulk, std::optional<bool>(true));
+  ASSERT_EQ(table->size(), 4u);
+  EXPECT_EQ((*table)[3].copy, std::optional(KernelConfig::Copy::Tensor));
+  EXPECT_EQ((*table)[0].copy, std::optional(KernelConfig::Copy::Bulk));
   EXPECT_EQ((*table)[0].clusterSize, 8);
-  EXPECT_EQ((*table)[1].bulk, std::optional<bool>(false));
-  EXPECT_FALSE((*table)[2].bulk.has_value());
+  EXPECT_EQ((*table)[1].copy, std::optional(KernelConfig::Copy::Global));
+  EXPECT_FALSE((*table)[2].copy.has_value());
 }
 
 struct BadLine {
@@ -73,7 +75,7 @@ TEST(TunedConfigs, RejectsMalformedLinesNamingThem) {
       {"softmax_fwd 2 1024 4\n", "line 1: expected"},
       {"# c\nsoftmax_fwd 2 1024 4 2 9 9 9\n", "line 2: expected"},
       {"softmax_fwd 2 65536 4 1 2 tma\n",
-       "the copy path must be 'global' or 'bulk', got 'tma'"},
+       "the copy path must be 'global', 'bulk' or 'tensor', got 'tma'"},
       {"softmax_fwd 2 65536 4 1 3\n", "powers of two"},
       {"softmax_fwd 2 65536 4 1 32\n", "cluster size must be at most 16"},
       {"softmax_fwd 2 65536 4 2 4\n", "rows per CTA must be 1"},

@@ -75,8 +75,11 @@ struct KernelMetadata {
   int64_t rowsPerCta = 1;
   int64_t blockThreads = 1;
   int64_t staticShared = 0;
-  /// How matrix inputs reach the threads: "global" or "bulk".
+  /// How matrix inputs reach the threads: "global", "bulk" or "tensor".
   std::string copy = "global";
+  /// Tensor copies: one recipe per tensor map the runtime encodes at each
+  /// launch and appends to the parameters (JSON array text; empty: none).
+  std::string tensorMapsJson;
   /// Shared memory the kernel declares at launch (bulk-copy buffers).
   int64_t dynamicShared = 0;
   int64_t vector = 1;

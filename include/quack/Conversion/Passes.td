@@ -90,4 +90,29 @@ def ConvertQuackMathToNVVM
   ];
 }
 
+def QuackLowerTensorMapArgs
+    : Pass<"quack-lower-tensor-map-args", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "makes tensor-map parameters 128-byte by-value kernel "
+                "parameters in the parameter space";
+  let description = [{
+    A kernel with tensor copies (`copy=tensor`) takes one tensor map (a
+    128-byte `CUtensorMap`, encoded by the runtime per launch) per staged
+    input, which convert-quack-to-gpu passes as a generic pointer and lists
+    in the kernel's `quack.tensor_map_args` (parameter indices). On the
+    `llvm.func` kernels that convert-gpu-to-nvvm produced, this pass makes
+    each such parameter `llvm.byval = !llvm.array<128 x i8>`, 64-byte
+    aligned and `nvvm.grid_constant`: the NVPTX backend then declares a
+    `.param .align 64 .b8 [128]` and the pointer becomes the parameter's
+    generic address (`cvta.param`), which `cp.async.bulk.tensor` reads the
+    map through, with no copy to local memory.
+
+    Run it after convert-gpu-to-nvvm (the NVVM verifier admits
+    `nvvm.grid_constant` only on the arguments of `llvm.func` kernels).
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
 #endif // QUACK_CONVERSION_PASSES_TD

@@ -77,6 +77,23 @@ union ArgValue {
   double f;
 };
 
+/// A tensor map the runtime encodes at each launch of a kernel with tensor
+/// copies (docs/abi.md, "tensor_maps") and passes after the parameters: a
+/// 2-D map over the [M, columns] elements of a matrix parameter, read in
+/// boxes of box[0] columns x box[1] rows.
+struct TensorMapRecipe {
+  /// Parameter indices of the matrix and of its row stride.
+  int param = -1;
+  int rowStrideParam = -1;
+  ScalarType type = ScalarType::F32;
+  int64_t columns = 0;
+  std::array<unsigned, 2> box = {1, 1};
+};
+
+/// Bytes and alignment of one encoded tensor map (CUtensorMap).
+constexpr size_t kTensorMapBytes = 128;
+constexpr size_t kTensorMapAlignment = 64;
+
 /// The parsed and validated contents of a metadata file.
 struct KernelMetadata {
   int64_t schema = 0;
@@ -110,6 +127,8 @@ struct KernelMetadata {
   /// the workspace.
   std::vector<int> finishOutputs;
   int workspaceParam = -1;
+  /// Tensor maps appended after the parameters, in order.
+  std::vector<TensorMapRecipe> tensorMaps;
 
   /// Number of launch arguments a caller passes: every parameter but M.
   size_t getNumArgs() const { return params.empty() ? 0 : params.size() - 1; }

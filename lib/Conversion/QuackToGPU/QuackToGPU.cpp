@@ -208,9 +208,10 @@ private:
   void waitForClusterInit();
   LogicalResult lowerElementwise(Operation *op);
 
-  // Bulk copies (config.bulk): one thread of the CTA copies each matrix
-  // input's slice of the CTA's rows into a shared-memory buffer with
-  // cp.async.bulk, completing on the buffer's mbarrier; threads read their
+  // Staged copies (config.staged()): one thread of the CTA copies each
+  // matrix input's slice of the CTA's rows into a shared-memory buffer with
+  // cp.async.bulk (one copy per row) or cp.async.bulk.tensor (one per box
+  // of columns x rows), completing on the buffer's mbarrier; threads read their
   // vectors from the buffer in each phase that uses them. With a loop over
   // row groups and prefetch, two buffers alternate: the next row group's
   // copies land in one while the CTA reads the other.
@@ -223,8 +224,12 @@ private:
   /// null) into the bulk-copy shared memory.
   Value bulkAddress(int64_t offset, Value dynamicOffset);
   /// Thread 0 expects the bytes of row group `group` (i64) on buffer
-  /// `stage`'s mbarrier (i64) and issues one bulk copy per input and row.
+  /// `stage`'s mbarrier (i64) and issues the copies: one bulk copy per
+  /// input and row, or (tensor copies) one per input and box.
   void issueBulkCopies(Value stage, Value group);
+  /// The tensor copies of issueBulkCopies, at thread 0: this CTA's slice
+  /// starts at column `start` (i64) and the group at row `firstRow` (i64).
+  void issueTensorCopies(Value stage, Value bar, Value start, Value firstRow);
   /// Every thread waits for phase `parity` (i32) of buffer `stage`'s
   /// mbarrier and reads from that buffer until the next call.
   void waitBulkCopies(Value stage, Value parity);
@@ -351,7 +356,13 @@ private:
     LoweredArg arg;
     int64_t offset = 0;
     int64_t elementBytes = 0;
+    /// Tensor copies: the entry-point parameter holding the input's tensor
+    /// map, and the columns of one box (see BulkBufferLayout::boxColumns).
+    Value tensorMap;
+    int64_t boxColumns = 0;
   };
+  /// Tensor copies: the tensor-map parameters, in the staged inputs' order.
+  SmallVector<Value> tensorMapArgs;
   SmallVector<StagedInput> stagedInputs;
   DenseMap<Operation *, int64_t> stagedInputOf;
   /// A row read from a staged input (or its f32 widening): its fragments
@@ -461,9 +472,41 @@ void RowKernelLowering::buildSignature() {
          b.getNamedAttr("dtype", b.getStringAttr("f32"))}));
   }
 
+  // Tensor copies: one tensor map per staged input, after the parameters
+  // the caller passes (the runtime encodes them per launch from the
+  // `quack.tensor_maps` recipes, and quack-lower-tensor-map-args makes
+  // them 128-byte by-value kernel parameters).
+  SmallVector<Attribute> tensorMaps;
+  SmallVector<int64_t> tensorMapIndices;
+  if (config.copy == KernelConfig::Copy::Tensor) {
+    BulkBufferLayout layout = getBulkBufferLayout(kernel, config);
+    for (auto [index, load] : llvm::enumerate(layout.loads)) {
+      auto source = dyn_cast<BlockArgument>(cast<LoadOp>(load).getSource());
+      if (!source)
+        continue; // lowerLoad reports it.
+      tensorMapIndices.push_back(inputs.size());
+      inputs.push_back(LLVM::LLVMPointerType::get(ctx));
+      auto type = cast<MemRefType>(source.getType());
+      tensorMaps.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("of", b.getStringAttr(kernel.getArgName(
+                                    source.getArgNumber()))),
+           b.getNamedAttr("dtype",
+                          b.getStringAttr(dtypeName(type.getElementType()))),
+           b.getNamedAttr("columns", b.getI64IntegerAttr(rowLength)),
+           b.getNamedAttr("box", b.getDenseI64ArrayAttr(
+                                     {layout.boxColumns[index],
+                                      config.rowsPerCta}))}));
+    }
+  }
+
   b.setInsertionPointToEnd(gpuModule.getBody());
   func = gpu::GPUFuncOp::create(b, loc, kernel.getSymName(),
                                 b.getFunctionType(inputs, {}));
+  if (!tensorMaps.empty()) {
+    func->setAttr("quack.tensor_maps", b.getArrayAttr(tensorMaps));
+    func->setAttr("quack.tensor_map_args",
+                  b.getDenseI64ArrayAttr(tensorMapIndices));
+  }
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   int32_t threads = static_cast<int32_t>(config.ctaThreads());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
@@ -505,6 +548,8 @@ void RowKernelLowering::buildSignature() {
   }
   if (!rowSums.empty())
     workspace = entry.getArgument(next++);
+  for (size_t i = 0; i < tensorMaps.size(); ++i)
+    tensorMapArgs.push_back(entry.getArgument(next++));
 }
 
 LogicalResult RowKernelLowering::buildPartition() {
@@ -590,7 +635,7 @@ void RowKernelLowering::buildPreamble() {
     setRowGroup(firstRowGroup);
   if (config.clusterSize > 1 && reductionRounds > 0)
     initClusterBarriers();
-  if (config.bulk) {
+  if (config.staged()) {
     initBulkBarriers();
     if (!looping) {
       issueBulkCopies(constI64(0), firstRowGroup);
@@ -664,7 +709,7 @@ LogicalResult RowKernelLowering::beginRowLoop() {
   size_t numInputs = inits.size() - numPartials;
   // With S bulk-copy buffers, the first S - 1 row groups' copies go out
   // before the loop, into buffers 0 .. S - 2.
-  if (config.bulk)
+  if (config.staged())
     for (int64_t s = 0; s + 1 < bulkStages; ++s)
       issueBulkCopies(constI64(s),
                       s ? arith::AddIOp::create(
@@ -672,7 +717,7 @@ LogicalResult RowKernelLowering::beginRowLoop() {
                               arith::MulIOp::create(b, loc, gridRowGroups,
                                                     constI64(s)))
                         : firstRowGroup);
-  if (config.bulk)
+  if (config.staged())
     inits.push_back(constI32(0));
   if (config.clusterSize > 1)
     inits.push_back(constI32(0));
@@ -685,7 +730,7 @@ LogicalResult RowKernelLowering::beginRowLoop() {
   if (config.clusterSize > 1)
     clusterParity = iterArgs.back();
   Value bulkStage, bulkParity;
-  if (config.bulk) {
+  if (config.staged()) {
     Type i64 = b.getI64Type();
     bulkIteration = iterArgs[numPartials + numInputs];
     if (bulkStages > 1) {
@@ -724,7 +769,7 @@ LogicalResult RowKernelLowering::beginRowLoop() {
     mapRowInputs(ValueRange(iterArgs).slice(numPartials, numInputs));
   }
   setRowGroup(group);
-  if (config.bulk)
+  if (config.staged())
     waitBulkCopies(bulkStage, bulkParity);
   return success();
 }
@@ -744,18 +789,18 @@ void RowKernelLowering::endRowLoop() {
     // its barriers. The warps' slots in this CTA are reused before that
     // wait, so a CTA barrier orders them.
     armClusterBarriers(/*initialise=*/false);
-    if (warpsPerRow > 1 || config.bulk)
+    if (warpsPerRow > 1 || config.staged())
       target.barrier();
     ClusterArriveOp::create(b, loc, /*relaxed=*/false);
     clusterWaitPending = true;
-  } else if (sharedBytes > 0 || config.bulk) {
+  } else if (sharedBytes > 0 || config.staged()) {
     // (With bulk copies, the next iteration's copy overwrites a buffer
     // this one read.)
     target.barrier();
   }
   SmallVector<Value> yields(partials);
   llvm::append_range(yields, nextInputs);
-  if (config.bulk)
+  if (config.staged())
     yields.push_back(
         arith::AddIOp::create(b, loc, bulkIteration, constI32(1)));
   if (config.clusterSize > 1)
@@ -1017,6 +1062,14 @@ LogicalResult RowKernelLowering::allocateBulkBuffers() {
     input.arg = *arg;
     input.offset = layout.offsets[index];
     input.elementBytes = layout.elementBytes[index];
+    if (config.copy == KernelConfig::Copy::Tensor) {
+      input.boxColumns = layout.boxColumns[index];
+      if (input.boxColumns == 0)
+        return kernel.emitOpError("copy=tensor: no box for a slice of ")
+               << colsPerCta << " columns of " << config.rowsPerCta
+               << " row(s) of " << input.elementBytes << "-byte elements";
+      input.tensorMap = tensorMapArgs[stagedInputs.size()];
+    }
     stagedInputOf[load] = stagedInputs.size();
     stagedInputs.push_back(input);
   }
@@ -1087,13 +1140,18 @@ void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
     columns = arith::MinSIOp::create(b, loc, left, constI64(colsPerCta));
     mayBeEmpty = colsPerCta * config.clusterSize > rowLength;
   }
+  Value firstRow =
+      arith::MulIOp::create(b, loc, group, constI64(config.rowsPerCta));
+  Value bar = bulkAddress(0, arith::MulIOp::create(b, loc, stage, constI64(8)));
+  if (config.copy == KernelConfig::Copy::Tensor) {
+    issueTensorCopies(stage, bar, start, firstRow);
+    return;
+  }
   int64_t bytesPerColumn = 0;
   for (const StagedInput &input : stagedInputs)
     bytesPerColumn += input.elementBytes;
   Value rowBytes =
       arith::MulIOp::create(b, loc, columns, constI64(bytesPerColumn));
-  Value firstRow =
-      arith::MulIOp::create(b, loc, group, constI64(config.rowsPerCta));
   SmallVector<Value> rows, valid;
   Value total = constI64(0);
   for (int64_t r = 0; r < config.rowsPerCta; ++r) {
@@ -1109,7 +1167,6 @@ void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
   }
   Value stageOffset =
       arith::MulIOp::create(b, loc, stage, constI64(bulkStageBytes));
-  Value bar = bulkAddress(0, arith::MulIOp::create(b, loc, stage, constI64(8)));
   target.mbarrierArriveExpectTx(bar,
                                 arith::TruncIOp::create(b, loc, i32, total));
   for (int64_t r = 0; r < config.rowsPerCta; ++r) {
@@ -1143,6 +1200,74 @@ void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
   }
 }
 
+void RowKernelLowering::issueTensorCopies(Value stage, Value bar, Value start,
+                                          Value firstRow) {
+  NVVMTargetInfo target(b, loc);
+  Type i32 = b.getI32Type();
+  // The copy engine fills what lies past N or M with zeros and counts those
+  // bytes too, so every box issued brings its full size. Boxes are issued
+  // only for row groups that start inside M and for columns that start
+  // inside N (the slices of a cluster's last CTAs may lie past N): per
+  // input, the first `count` boxes of the slice, in a loop, so that the
+  // code stays small however many boxes a slice takes.
+  Value groupValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           firstRow, numRows);
+  SmallVector<Value> counts;
+  Value total = constI64(0);
+  for (const StagedInput &input : stagedInputs) {
+    int64_t perSlice = colsPerCta / input.boxColumns;
+    Value count;
+    if (config.clusterSize > 1) {
+      Value left = arith::SubIOp::create(b, loc, constI64(rowLength), start);
+      left = arith::MaxSIOp::create(b, loc, left, constI64(0));
+      count = arith::DivUIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, left,
+                                constI64(input.boxColumns - 1)),
+          constI64(input.boxColumns));
+      count = arith::MinSIOp::create(b, loc, count, constI64(perSlice));
+    } else {
+      count = constI64(std::min(
+          perSlice, static_cast<int64_t>(
+                        llvm::divideCeil(rowLength, input.boxColumns))));
+    }
+    counts.push_back(count);
+    int64_t boxBytes =
+        input.boxColumns * config.rowsPerCta * input.elementBytes;
+    total = arith::AddIOp::create(
+        b, loc, total,
+        arith::MulIOp::create(b, loc, count, constI64(boxBytes)));
+  }
+  total = arith::SelectOp::create(b, loc, groupValid, total, constI64(0));
+  target.mbarrierArriveExpectTx(bar,
+                                arith::TruncIOp::create(b, loc, i32, total));
+  Value stageOffset =
+      arith::MulIOp::create(b, loc, stage, constI64(bulkStageBytes));
+  Value firstRow32 = arith::TruncIOp::create(b, loc, i32, firstRow);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, groupValid,
+                                /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  for (auto [input, count] : llvm::zip(stagedInputs, counts)) {
+    auto loop = scf::ForOp::create(b, loc, constI64(0), count, constI64(1));
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    Value column = arith::MulIOp::create(b, loc, j, constI64(input.boxColumns));
+    Value column32 = arith::TruncIOp::create(
+        b, loc, i32, arith::AddIOp::create(b, loc, start, column));
+    // Box j lands at j * (box bytes) in the input's buffer.
+    Value dst = bulkAddress(
+        kBulkBuffersOffset + input.offset,
+        arith::AddIOp::create(
+            b, loc, stageOffset,
+            arith::MulIOp::create(b, loc, column,
+                                  constI64(config.rowsPerCta *
+                                           input.elementBytes))));
+    target.tensorCopyToShared(dst, input.tensorMap, column32, firstRow32, bar);
+  }
+}
+
 void RowKernelLowering::waitBulkCopies(Value stage, Value parity) {
   NVVMTargetInfo target(b, loc);
   Value bar = bulkAddress(0, arith::MulIOp::create(b, loc, stage, constI64(8)));
@@ -1164,11 +1289,14 @@ const SmallVector<Value> *RowKernelLowering::stagedFragments(Value v) {
   VectorType packedType = fragmentType(eltType);
   unsigned alignment = input.elementBytes * config.vector;
   // This thread's row of the buffer, and its first column in the CTA's
-  // slice.
+  // slice. Tensor copies land in boxes of W columns x rows: column c of
+  // row r sits at element ((c / W) * rows + r) * W + c % W.
+  int64_t boxColumns = input.boxColumns ? input.boxColumns : colsPerCta;
+  bool boxed = boxColumns != colsPerCta && config.rowsPerCta > 1;
   Value base = arith::AddIOp::create(
       b, loc, bulkReadOffset,
       arith::MulIOp::create(b, loc, rowPart,
-                            constI64(colsPerCta * input.elementBytes)));
+                            constI64(boxColumns * input.elementBytes)));
   Value sliceStart = constI64(0);
   if (config.clusterSize > 1)
     sliceStart = arith::MulIOp::create(
@@ -1177,6 +1305,16 @@ const SmallVector<Value> *RowKernelLowering::stagedFragments(Value v) {
   row.frags.clear();
   for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
     Value column = arith::SubIOp::create(b, loc, vectorColumn(k), sliceStart);
+    if (boxed) {
+      Value box = arith::DivUIOp::create(b, loc, column, constI64(boxColumns));
+      Value within =
+          arith::RemUIOp::create(b, loc, column, constI64(boxColumns));
+      column = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, box,
+                                constI64(boxColumns * config.rowsPerCta)),
+          within);
+    }
     Value offset = arith::AddIOp::create(
         b, loc, base,
         arith::MulIOp::create(b, loc, column, constI64(input.elementBytes)));
@@ -2085,7 +2223,7 @@ LogicalResult RowKernelLowering::run() {
   buildSignature();
   if (failed(allocateSharedMemory()))
     return failure();
-  if (config.bulk && failed(allocateBulkBuffers()))
+  if (config.staged() && failed(allocateBulkBuffers()))
     return failure();
   buildPreamble();
   for (auto [index, arg] : llvm::enumerate(args))
@@ -2103,7 +2241,7 @@ LogicalResult RowKernelLowering::run() {
         continue;
       ArgKind kind = classifyArgType(load.getSource().getType());
       // Bulk copies prefetch matrices through shared memory instead.
-      if ((kind == ArgKind::Matrix && !config.bulk) || kind == ArgKind::PerRow)
+      if ((kind == ArgKind::Matrix && !config.staged()) || kind == ArgKind::PerRow)
         prefetchedLoads.push_back(load);
     }
   }

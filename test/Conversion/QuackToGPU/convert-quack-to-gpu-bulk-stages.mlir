@@ -28,7 +28,7 @@
 // CHECK: cp.async.bulk.shared::cluster.global
 // CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PHASE]], %{{.*}} : !llvm.ptr<3>, i32, i32
 
-// NOBULK: error: 'quack.kernel' op stages = 3 needs bulk copies in a prefetching loop (copy=bulk with prefetch)
+// NOBULK: error: 'quack.kernel' op stages = 3 needs bulk copies in a prefetching loop (copy=bulk or copy=tensor with prefetch)
 // RANGE: error: 'quack.kernel' op stages must be 2 to 8, got 9
 quack.kernel @dw(%x: memref<?x16384xbf16, strided<[?, 1]>>,
                  %dw: memref<16384xbf16> {quack.role = "output", quack.name = "dw"}) {

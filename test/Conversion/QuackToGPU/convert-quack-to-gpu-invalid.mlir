@@ -114,7 +114,7 @@ quack.kernel @late_index(%x: memref<?x4xf32>, %t: memref<?xi64>, %y: memref<?x4x
 
 // -----
 
-// expected-error @+1 {{'quack.config' needs 'copy' = "global" or "bulk"}}
+// expected-error @+1 {{'quack.config' needs 'copy' = "global", "bulk" or "tensor"}}
 quack.kernel @bad_copy(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, copy = "tma", rows_per_cta = 1, threads_per_row = 2, vector = 4, vectors_per_thread = 1}} {
   quack.return
 }

@@ -18,7 +18,7 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("alignment", b.getI64IntegerAttr(alignment)),
       b.getNamedAttr("cluster_size", b.getI64IntegerAttr(clusterSize)),
-      b.getNamedAttr("copy", b.getStringAttr(bulk ? "bulk" : "global")),
+      b.getNamedAttr("copy", b.getStringAttr(stringifyCopy(copy))),
       b.getNamedAttr("min_ctas_per_sm", b.getI64IntegerAttr(minCtasPerSm)),
       b.getNamedAttr("prefetch", b.getBoolAttr(prefetch)),
       b.getNamedAttr("remat", b.getBoolAttr(remat)),
@@ -29,9 +29,43 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
                      b.getI64IntegerAttr(vectorsPerThread)),
   };
   // Written only where it matters, so that other configs read as before.
-  if (bulk && prefetch)
+  if (staged() && prefetch)
     entries.push_back(b.getNamedAttr("stages", b.getI64IntegerAttr(stages)));
   return b.getDictionaryAttr(entries);
+}
+
+StringRef mlir::quack::stringifyCopy(KernelConfig::Copy copy) {
+  switch (copy) {
+  case KernelConfig::Copy::Global:
+    return "global";
+  case KernelConfig::Copy::Bulk:
+    return "bulk";
+  case KernelConfig::Copy::Tensor:
+    return "tensor";
+  }
+  llvm_unreachable("unknown copy path");
+}
+
+std::optional<KernelConfig::Copy> mlir::quack::parseCopy(StringRef name) {
+  if (name == "global")
+    return KernelConfig::Copy::Global;
+  if (name == "bulk")
+    return KernelConfig::Copy::Bulk;
+  if (name == "tensor")
+    return KernelConfig::Copy::Tensor;
+  return std::nullopt;
+}
+
+int64_t mlir::quack::getTensorBoxColumns(int64_t colsPerCta, int64_t rows,
+                                         int64_t elementBytes) {
+  for (int64_t w = std::min(kMaxTensorBox, colsPerCta); w > 0; --w) {
+    if (colsPerCta % w != 0 || (w * elementBytes) % 16 != 0)
+      continue;
+    if (w != colsPerCta && (w * rows * elementBytes) % 128 != 0)
+      continue;
+    return w;
+  }
+  return 0;
 }
 
 BulkBufferLayout mlir::quack::getBulkBufferLayout(KernelOp kernel,
@@ -47,6 +81,9 @@ BulkBufferLayout mlir::quack::getBulkBufferLayout(KernelOp kernel,
     layout.loads.push_back(load.getOperation());
     layout.offsets.push_back(layout.bufferBytes);
     layout.elementBytes.push_back(bytes);
+    if (config.copy == KernelConfig::Copy::Tensor)
+      layout.boxColumns.push_back(
+          getTensorBoxColumns(layout.colsPerCta, config.rowsPerCta, bytes));
     layout.bufferBytes +=
         llvm::alignTo(config.rowsPerCta * layout.colsPerCta * bytes, 128);
   }
@@ -101,10 +138,14 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
     return failure();
   if (Attribute copy = dict.get("copy")) {
     auto name = dyn_cast<StringAttr>(copy);
-    if (!name || (name.getValue() != "global" && name.getValue() != "bulk"))
+    std::optional<Copy> path;
+    if (name)
+      path = parseCopy(name.getValue());
+    if (!path)
       return kernel.emitOpError("'")
-             << kConfigAttrName << "' needs 'copy' = \"global\" or \"bulk\"";
-    config.bulk = name.getValue() == "bulk";
+             << kConfigAttrName
+             << "' needs 'copy' = \"global\", \"bulk\" or \"tensor\"";
+    config.copy = *path;
   }
   if (dict.get("stages")) {
     if (failed(read("stages", config.stages)))

@@ -280,14 +280,16 @@ struct QuackSelectConfigPass
     // 1-30% there, so these keep 128-bit loads.
     bool wantBulk = persistent && config.clusterSize > 1 &&
                     carriedBySums + carriedByRows > kPrefetchRegisters;
-    std::optional<bool> tunedBulk;
-    if (tuned && tuned->bulk && config.clusterSize == tuned->clusterSize)
-      tunedBulk = tuned->bulk;
-    if (failed(selectCopy(kernel, config, tunedBulk.value_or(wantBulk),
-                          carriedBySums + carriedByRows, tunedBulk.has_value(),
+    std::optional<KernelConfig::Copy> tunedCopy;
+    if (tuned && tuned->copy && config.clusterSize == tuned->clusterSize)
+      tunedCopy = tuned->copy;
+    KernelConfig::Copy wanted = tunedCopy.value_or(
+        wantBulk ? KernelConfig::Copy::Bulk : KernelConfig::Copy::Global);
+    if (failed(selectCopy(kernel, config, wanted,
+                          carriedBySums + carriedByRows, tunedCopy.has_value(),
                           why)))
       return failure();
-    int64_t carried = carriedBySums + (config.bulk ? 0 : carriedByRows);
+    int64_t carried = carriedBySums + (config.staged() ? 0 : carriedByRows);
     if (prefetch >= 0) {
       if (prefetch > 1)
         return kernel.emitOpError("prefetch must be 0 or 1, got ")
@@ -303,16 +305,16 @@ struct QuackSelectConfigPass
     if (stages != 0 && (stages < 2 || stages > 8))
       return kernel.emitOpError("stages must be 2 to 8, got ")
              << stages.getValue();
-    if (stages != 0 && !(config.bulk && config.prefetch))
+    if (stages != 0 && !(config.staged() && config.prefetch))
       return kernel.emitOpError("stages = ")
              << stages.getValue()
-             << " needs bulk copies in a prefetching loop (copy=bulk with "
-                "prefetch)";
+             << " needs bulk copies in a prefetching loop (copy=bulk or "
+                "copy=tensor with prefetch)";
     if (stages != 0) {
       config.stages = stages;
       why << "; stages=" << stages.getValue() << " (forced)";
     }
-    if (config.bulk) {
+    if (config.staged()) {
       // Several buffers when the loop copies the next row groups ahead.
       int64_t buffers =
           config.prefetch && (persistent || prefetch == 1) ? config.stages : 1;
@@ -327,13 +329,14 @@ struct QuackSelectConfigPass
         bytesNeeded = getBulkBufferLayout(kernel, config).totalBytes(buffers);
       }
       if (bytesNeeded > kMaxBulkSharedBytes && copy < 0) {
-        config.bulk = false;
+        config.copy = KernelConfig::Copy::Global;
         if (prefetch < 0)
           config.prefetch = false;
         why << "; then copy=global (bulk-copy buffers need " << bytesNeeded
             << " bytes of shared memory)";
       } else if (bytesNeeded > kMaxBulkSharedBytes)
-        return kernel.emitOpError("copy=bulk needs ")
+        return kernel.emitOpError("copy=")
+               << stringifyCopy(config.copy) << " needs "
                << bytesNeeded << " bytes of shared memory per CTA ("
                << buffers << " buffer(s) of every input's slice of "
                << config.rowsPerCta << " row(s)); at most "
@@ -357,16 +360,20 @@ struct QuackSelectConfigPass
     return success();
   }
 
-  /// Why bulk copies cannot serve this kernel and config (empty: they
-  /// can): cp.async.bulk moves whole 16-byte units between 16-byte aligned
-  /// addresses, so every matrix input's vectors must be 16 bytes within
-  /// 16-byte alignment.
-  std::string bulkObstacle(KernelOp kernel, const KernelConfig &config) {
+  /// Why copies of `path` (bulk or tensor) cannot serve this kernel and
+  /// config (empty: they can). cp.async.bulk moves whole 16-byte units
+  /// between 16-byte aligned addresses, so every matrix input's vectors must
+  /// be 16 bytes within 16-byte alignment; a tensor copy's box spans at most
+  /// 256 rows and columns and lands 128-byte aligned.
+  std::string stagedObstacle(KernelOp kernel, const KernelConfig &config,
+                             KernelConfig::Copy path) {
     if (config.alignment % 16 != 0)
       return "needs 16-byte aligned pointers and row strides; the alignment "
              "class is " +
              std::to_string(config.alignment);
     bool any = false;
+    int64_t colsPerCta =
+        config.threadsPerRow * config.vector * config.vectorsPerThread;
     for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
       Type type = load.getSource().getType();
       if (classifyArgType(type) != ArgKind::Matrix)
@@ -379,35 +386,52 @@ struct QuackSelectConfigPass
                std::to_string(config.vector) + " gives " +
                std::to_string(config.vector * bytes) + " bytes of a " +
                std::to_string(bytes) + "-byte element";
+      if (path != KernelConfig::Copy::Tensor)
+        continue;
+      if (config.rowsPerCta > kMaxTensorBox)
+        return "needs at most " + std::to_string(kMaxTensorBox) +
+               " rows per CTA (one box), got " +
+               std::to_string(config.rowsPerCta);
+      if (getTensorBoxColumns(colsPerCta, config.rowsPerCta, bytes) == 0)
+        return "finds no box for a slice of " + std::to_string(colsPerCta) +
+               " columns of " + std::to_string(config.rowsPerCta) +
+               " row(s) of " + std::to_string(bytes) +
+               "-byte elements (a divisor of the slice of at most 256 "
+               "columns, whose box is a multiple of 128 bytes)";
     }
     if (!any)
       return "needs a matrix input (the kernel loads none)";
     return "";
   }
 
-  /// The copy path: forced by `copy`, or bulk where `wanted` (by the table
-  /// of measured configs when `measured`; otherwise because the loop would
-  /// carry `carried` registers) and bulk copies can serve the kernel.
-  LogicalResult selectCopy(KernelOp kernel, KernelConfig &config, bool wanted,
-                           int64_t carried, bool measured,
-                           llvm::raw_ostream &why) {
-    if (copy < -1 || copy > 1)
-      return kernel.emitOpError("copy must be 0 (global) or 1 (bulk), got ")
+  /// The copy path: forced by `copy`, or `wanted` (by the table of measured
+  /// configs when `measured`; otherwise bulk because the loop would carry
+  /// `carried` registers) where its copies can serve the kernel.
+  LogicalResult selectCopy(KernelOp kernel, KernelConfig &config,
+                           KernelConfig::Copy wanted, int64_t carried,
+                           bool measured, llvm::raw_ostream &why) {
+    if (copy < -1 || copy > 2)
+      return kernel.emitOpError("copy must be 0 (global), 1 (bulk) or 2 "
+                                "(tensor), got ")
              << copy.getValue();
-    if (copy == 0 || (copy < 0 && !wanted))
+    KernelConfig::Copy path =
+        copy >= 0 ? static_cast<KernelConfig::Copy>(copy.getValue()) : wanted;
+    if (path == KernelConfig::Copy::Global)
       return success();
-    std::string obstacle = bulkObstacle(kernel, config);
-    if (copy == 1 && !obstacle.empty())
-      return kernel.emitOpError("copy=bulk ") << obstacle;
+    std::string obstacle = stagedObstacle(kernel, config, path);
+    if (copy >= 0 && !obstacle.empty())
+      return kernel.emitOpError("copy=")
+             << stringifyCopy(path) << " " << obstacle;
     if (!obstacle.empty())
       return success();
-    config.bulk = true;
-    if (copy == 1)
-      why << "; copy=bulk (forced)";
+    config.copy = path;
+    why << "; copy=" << stringifyCopy(path);
+    if (copy >= 0)
+      why << " (forced)";
     else if (measured)
-      why << "; copy=bulk (tuned)";
+      why << " (tuned)";
     else
-      why << "; copy=bulk (two row groups would take " << carried
+      why << " (two row groups would take " << carried
           << " registers of the loop: the next is copied into shared memory)";
     return success();
   }

@@ -51,10 +51,10 @@ mlir::quack::parseTunedConfigs(StringRef text, std::string &error) {
                   Twine(words.size()) + " fields");
     TunedConfig entry;
     if (words.size() == 7) {
-      if (words[6] != "global" && words[6] != "bulk")
-        return fail("the copy path must be 'global' or 'bulk', got '" +
-                    words[6] + "'");
-      entry.bulk = words[6] == "bulk";
+      entry.copy = parseCopy(words[6]);
+      if (!entry.copy)
+        return fail("the copy path must be 'global', 'bulk' or 'tensor', "
+                    "got '" + words[6] + "'");
       words.pop_back();
     }
     entry.kernel = words[0].str();

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::quack {
@@ -42,14 +43,22 @@ struct KernelConfig {
   /// so that fewer registers stay live (more CTAs per SM), at the cost of
   /// the recomputation.
   bool remat = false;
-  /// How matrix inputs reach the threads. false: each thread loads its
-  /// vectors with 128-bit ld.global into registers. true (`copy=bulk`): one
-  /// thread of the CTA copies each input row's slice into shared memory
-  /// with cp.async.bulk, completing on an mbarrier; threads read their
-  /// vectors from shared memory where each phase uses them, so rows need
-  /// not stay in registers across exchanges, and with prefetch the next
-  /// row group's copies land in a second buffer while this one is used.
-  bool bulk = false;
+  /// How matrix inputs reach the threads.
+  ///   Global: each thread loads its vectors with 128-bit ld.global into
+  ///     registers.
+  ///   Bulk (`copy=bulk`): one thread of the CTA copies each input row's
+  ///     slice into shared memory with cp.async.bulk, completing on an
+  ///     mbarrier; threads read their vectors from shared memory where each
+  ///     phase uses them, so rows need not stay in registers across
+  ///     exchanges, and with prefetch the next row group's copies land in a
+  ///     second buffer while this one is used.
+  ///   Tensor (`copy=tensor`): the same staging, but each input's slice of
+  ///     the CTA's rows arrives in boxes of (TensorBox) columns x rows through
+  ///     cp.async.bulk.tensor, from a tensor map the runtime encodes per
+  ///     launch (the metadata's `tensor_maps`); the copy engine fills what
+  ///     lies past N or M with zeros.
+  enum class Copy { Global, Bulk, Tensor };
+  Copy copy = Copy::Global;
   /// With bulk copies and prefetch: the shared-memory buffers the loop
   /// cycles through (2: the next row group is copied while this one is
   /// used; S: the S - 1 next ones).
@@ -60,6 +69,9 @@ struct KernelConfig {
   std::string reason;
 
   int64_t ctaThreads() const { return threadsPerRow * rowsPerCta; }
+  /// Whether matrix inputs are staged through shared memory by the copy
+  /// engine (bulk or tensor copies).
+  bool staged() const { return copy != Copy::Global; }
 
   /// Builds the dictionary attribute stored on a kernel.
   DictionaryAttr toAttr(MLIRContext *context) const;
@@ -67,7 +79,12 @@ struct KernelConfig {
   static FailureOr<KernelConfig> fromKernel(KernelOp kernel);
 };
 
-/// Where the bulk-copy path (KernelConfig::bulk) keeps its buffers in
+/// The name of a copy path in configs and metadata ("global", "bulk",
+/// "tensor"), and back (std::nullopt for another name).
+StringRef stringifyCopy(KernelConfig::Copy copy);
+std::optional<KernelConfig::Copy> parseCopy(StringRef name);
+
+/// Where the staged copy paths (KernelConfig::staged()) keep its buffers in
 /// dynamic shared memory: the mbarriers (8 bytes per buffer) in the first
 /// kBarrierBytes, then each buffer, holding every matrix input's slice of
 /// the CTA's rows, in the kernel's load order, each 128-byte aligned. Config
@@ -79,6 +96,11 @@ struct BulkBufferLayout {
   SmallVector<Operation *> loads;
   SmallVector<int64_t> offsets;
   SmallVector<int64_t> elementBytes;
+  /// Tensor copies: the columns of one box of each input (its rows are the
+  /// CTA's rows); a box lands as rows x columns, row-major, so column c of
+  /// row r of the slice sits at element ((c / W) * rows + r) * W + c % W of
+  /// the input's buffer. Empty for bulk copies (W = the slice).
+  SmallVector<int64_t> boxColumns;
   /// Elements of a row each CTA owns, and bytes of one buffer.
   int64_t colsPerCta = 0;
   int64_t bufferBytes = 0;
@@ -92,6 +114,17 @@ struct BulkBufferLayout {
 /// The bulk-copy buffers of `kernel` under `config`.
 BulkBufferLayout getBulkBufferLayout(KernelOp kernel,
                                      const KernelConfig &config);
+
+/// Largest box of a tensor copy, per dimension (cuTensorMapEncodeTiled).
+inline constexpr int64_t kMaxTensorBox = 256;
+
+/// The columns of a tensor-copy box for a slice of `colsPerCta` columns of
+/// `rows` rows of `elementBytes`-byte elements: the widest divisor of the
+/// slice of at most kMaxTensorBox columns whose bytes are a multiple of 16
+/// and, where the slice takes several boxes, whose box is a multiple of 128
+/// bytes (each box lands 128-byte aligned); 0 if none.
+int64_t getTensorBoxColumns(int64_t colsPerCta, int64_t rows,
+                            int64_t elementBytes);
 
 /// Name of the kernel attribute holding its config.
 inline constexpr llvm::StringLiteral kConfigAttrName = "quack.config";

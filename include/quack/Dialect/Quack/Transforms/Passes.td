@@ -56,7 +56,8 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
            "values over them (0: no, 1: yes; quackc chooses by occupancy)">,
     Option<"copy", "copy", "int64_t", /*default=*/"-1",
            "how matrix inputs reach the threads (-1: choose, 0: 128-bit "
-           "ld.global into registers, 1: cp.async.bulk into shared memory)">,
+           "ld.global into registers, 1: cp.async.bulk into shared memory, "
+           "2: cp.async.bulk.tensor into shared memory)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "shared-memory buffers a prefetching loop with bulk copies "
            "cycles through (0: choose, 2-8)">,

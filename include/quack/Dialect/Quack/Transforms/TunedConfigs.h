@@ -24,6 +24,8 @@
 #ifndef QUACK_DIALECT_QUACK_TRANSFORMS_TUNEDCONFIGS_H
 #define QUACK_DIALECT_QUACK_TRANSFORMS_TUNEDCONFIGS_H
 
+#include "quack/Dialect/Quack/Transforms/KernelConfig.h"
+
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -41,9 +43,9 @@ struct TunedConfig {
   int64_t rowsPerCta = 0;
   /// CTAs of the cluster that splits a row; 1 on the CTA-level path.
   int64_t clusterSize = 1;
-  /// The measured copy path (a seventh column, `global` or `bulk`); absent:
-  /// config selection's rule decides.
-  std::optional<bool> bulk;
+  /// The measured copy path (a seventh column, `global`, `bulk` or
+  /// `tensor`); absent: config selection's rule decides.
+  std::optional<KernelConfig::Copy> copy;
   /// Line of the entry in its table, for --print-config.
   int64_t line = 0;
 };
