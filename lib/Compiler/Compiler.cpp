@@ -439,6 +439,32 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       bytes += md.resources.spillStoreBytes + md.resources.spillLoadBytes;
     return bytes;
   };
+  auto narrowInputs = [](const Artifacts &a) {
+    for (const KernelMetadata &k : a.kernels)
+      for (const auto &[name, value] : k.bindings)
+        if (value == "bf16" || value == "f16")
+          return true;
+    return false;
+  };
+  if (prefetches && options.prefetch < 0 && spills(artifacts) > 0 &&
+      options.remat < 0 && narrowInputs(artifacts)) {
+    // 16-bit rows kept packed across exchanges may leave the prefetching
+    // loop the registers it needs: keep prefetch where they do.
+    CompileOptions packed = options;
+    packed.prefetch = 1;
+    packed.remat = 1;
+    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, packed);
+    if (succeeded(retry) && spills(*retry) == 0) {
+      std::string why = "; prefetch=1 (without remat, ptxas spilled " +
+                        std::to_string(spills(artifacts)) + " bytes)";
+      for (KernelMetadata &md : retry->kernels) {
+        size_t at = md.configReason.find("; prefetch=1 (forced)");
+        if (at != std::string::npos)
+          md.configReason.replace(at, strlen("; prefetch=1 (forced)"), why);
+      }
+      return retry;
+    }
+  }
   if (prefetches && options.prefetch < 0 && spills(artifacts) > 0) {
     CompileOptions without = options;
     without.prefetch = 0;
@@ -509,11 +535,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       break;
     }
   }
-  bool narrowInput = false;
-  for (const KernelMetadata &k : artifacts.kernels)
-    for (const auto &[name, value] : k.bindings)
-      narrowInput |= value == "bf16" || value == "f16";
-  if (options.remat < 0 && narrowInput) {
+  if (options.remat < 0 && narrowInputs(artifacts)) {
     CompileOptions packed = options;
     packed.remat = 1;
     FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, packed);

@@ -104,23 +104,25 @@ public:
         LLVM::AsmDialectAttr(), ArrayAttr());
   }
 
-  /// `cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::
-  /// complete_tx::bytes`: copies the box of the tensor map at `tensorMap` (a
-  /// generic pointer to a kernel parameter) whose first element is at
-  /// (`column`, `row`) (i32) to this CTA's shared memory at `dst` (128-byte
-  /// aligned), row-major, elements out of bounds filled with zeros; the
-  /// copy completes the box's bytes on the mbarrier `bar` (shared).
-  void tensorCopyToShared(Value dst, Value tensorMap, Value column, Value row,
+  /// `cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::
+  /// complete_tx::bytes`: copies the box of the 3-D tensor map at
+  /// `tensorMap` (a generic pointer to a kernel parameter) whose first
+  /// element is at coordinates (0, `group`, `row`) (i32, innermost first) to
+  /// this CTA's shared memory at `dst` (128-byte aligned), innermost
+  /// dimension fastest, elements out of bounds filled with zeros; the copy
+  /// completes the box's bytes on the mbarrier `bar` (shared).
+  void tensorCopyToShared(Value dst, Value tensorMap, Value group, Value row,
                           Value bar) {
-    Type i32 = b.getI32Type();
-    Value dstAddr = LLVM::PtrToIntOp::create(b, loc, i32, dst);
+    Type i32Type = b.getI32Type();
+    Value dstAddr = LLVM::PtrToIntOp::create(b, loc, i32Type, dst);
     Value mapAddr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), tensorMap);
-    Value barAddr = LLVM::PtrToIntOp::create(b, loc, i32, bar);
+    Value barAddr = LLVM::PtrToIntOp::create(b, loc, i32Type, bar);
     LLVM::InlineAsmOp::create(
-        b, loc, TypeRange{}, ValueRange{dstAddr, mapAddr, column, row, barAddr},
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
-        "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-        "r,l,r,r,r,~{memory}", /*has_side_effects=*/true,
+        b, loc, TypeRange{},
+        ValueRange{dstAddr, mapAddr, i32(0), group, row, barAddr},
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::"
+        "complete_tx::bytes [$0], [$1, {$2, $3, $4}], [$5];",
+        "r,l,r,r,r,r,~{memory}", /*has_side_effects=*/true,
         /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
         LLVM::AsmDialectAttr(), ArrayAttr());
   }

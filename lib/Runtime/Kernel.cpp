@@ -402,14 +402,17 @@ static Status encodeTensorMap(const cu::Driver *d, const KernelMetadata &meta,
       static_cast<uint64_t>(args[recipe.rowStrideParam - 1].i) * elementBytes;
   if (m <= 1)
     strideBytes = (recipe.columns * elementBytes + 15) / 16 * 16;
-  unsigned long long dims[2] = {
-      static_cast<unsigned long long>(recipe.columns),
+  // [M, N / inner, inner], innermost first.
+  const uint64_t inner = recipe.box[0];
+  unsigned long long dims[3] = {
+      static_cast<unsigned long long>(inner),
+      static_cast<unsigned long long>(recipe.columns / inner),
       static_cast<unsigned long long>(m > 0 ? m : 1)};
-  unsigned long long strides[1] = {strideBytes};
-  unsigned box[2] = {recipe.box[0], recipe.box[1]};
-  unsigned elementStrides[2] = {1, 1};
+  unsigned long long strides[2] = {inner * elementBytes, strideBytes};
+  unsigned box[3] = {recipe.box[0], recipe.box[1], recipe.box[2]};
+  unsigned elementStrides[3] = {1, 1, 1};
   cu::Result r = d->tensorMapEncodeTiled(
-      out.bytes, dataType, 2, reinterpret_cast<void *>(args[recipe.param - 1].u),
+      out.bytes, dataType, 3, reinterpret_cast<void *>(args[recipe.param - 1].u),
       dims, strides, box, elementStrides, /*interleave=*/0, /*swizzle=*/0,
       cu::tensorMapL2Promotion256B, /*oobFill=*/0);
   if (r != cu::success) {

@@ -154,7 +154,7 @@ private:
 bool parseScalarType(const std::string &s, ScalarType &type);
 
 /// Reads "tensor_maps": [{"of": matrix input, "dtype", "columns": N,
-/// "box": [columns, rows]}, ...] (after "params" and "N").
+/// "box": [inner, groups, rows]}, ...] (after "params" and "N").
 bool parseTensorMaps(Checker &c, const Value &maps, KernelMetadata &meta) {
   if (!maps.isArray())
     return c.fail("field \"tensor_maps\" must be an array");
@@ -190,9 +190,9 @@ bool parseTensorMaps(Checker &c, const Value &maps, KernelMetadata &meta) {
                     std::to_string(meta.n) + ", got " +
                     std::to_string(recipe.columns));
     const Value *box = entry.get("box");
-    if (!box || !box->isArray() || box->getArray().size() != 2)
-      return c.fail("\"tensor_maps[].box\" must be [columns, rows]");
-    for (size_t i = 0; i < 2; ++i) {
+    if (!box || !box->isArray() || box->getArray().size() != 3)
+      return c.fail("\"tensor_maps[].box\" must be [inner, groups, rows]");
+    for (size_t i = 0; i < 3; ++i) {
       const Value &v = box->getArray()[i];
       if (!v.isInteger() || v.getInteger() < 1 || v.getInteger() > 256)
         return c.fail("\"tensor_maps[].box\" entries must be integers in "
@@ -200,9 +200,14 @@ bool parseTensorMaps(Checker &c, const Value &maps, KernelMetadata &meta) {
       recipe.box[i] = static_cast<unsigned>(v.getInteger());
     }
     if (recipe.box[0] * getScalarTypeSize(recipe.type) % 16 != 0)
-      return c.fail("\"tensor_maps[].box\" must span a multiple of 16 bytes "
-                    "of a row, got " +
+      return c.fail("\"tensor_maps[].box\" must have an innermost dimension "
+                    "of a multiple of 16 bytes, got " +
                     std::to_string(recipe.box[0]) + " elements");
+    if (recipe.columns % recipe.box[0] != 0)
+      return c.fail("\"tensor_maps[].box\" must have an innermost dimension "
+                    "that divides N = " +
+                    std::to_string(recipe.columns) + ", got " +
+                    std::to_string(recipe.box[0]));
     meta.tensorMaps.push_back(recipe);
   }
   return true;

@@ -457,7 +457,7 @@ TEST(KernelMetadataTest, ParsesTensorMaps) {
   std::string error;
   ASSERT_EQ(parseKernelMetadata(
                 withTensorMaps(R"([{"of": "x", "dtype": "bf16",
-                                   "columns": 4096, "box": [256, 2]}])"),
+                                   "columns": 4096, "box": [256, 16, 2]}])"),
                 meta, error),
             Status::Ok)
       << error;
@@ -467,7 +467,8 @@ TEST(KernelMetadataTest, ParsesTensorMaps) {
   EXPECT_EQ(meta.tensorMaps[0].type, ScalarType::BF16);
   EXPECT_EQ(meta.tensorMaps[0].columns, 4096);
   EXPECT_EQ(meta.tensorMaps[0].box[0], 256u);
-  EXPECT_EQ(meta.tensorMaps[0].box[1], 2u);
+  EXPECT_EQ(meta.tensorMaps[0].box[1], 16u);
+  EXPECT_EQ(meta.tensorMaps[0].box[2], 2u);
   // Callers pass the same arguments: the maps are the runtime's.
   EXPECT_EQ(meta.getNumArgs(), 7u);
   EXPECT_TRUE(example().tensorMaps.empty());
@@ -477,23 +478,26 @@ TEST(KernelMetadataTest, RejectsBadTensorMaps) {
   EXPECT_CONTAINS(rejection(withTensorMaps("{}")),
                   "\"tensor_maps\" must be an array");
   EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "y", "dtype": "bf16",
-      "columns": 4096, "box": [256, 1]}])")),
+      "columns": 4096, "box": [256, 16, 1]}])")),
                   "must name a matrix input, got \"y\"");
   EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "f32",
-      "columns": 4096, "box": [256, 1]}])")),
+      "columns": 4096, "box": [256, 16, 1]}])")),
                   "must be the matrix's dtype (bf16)");
   EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
-      "columns": 4000, "box": [256, 1]}])")),
+      "columns": 4000, "box": [256, 16, 1]}])")),
                   "must be N = 4096, got 4000");
   EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
-      "columns": 4096, "box": [512, 1]}])")),
+      "columns": 4096, "box": [512, 1, 1]}])")),
                   "entries must be integers in [1, 256]");
   EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
-      "columns": 4096, "box": [4, 1]}])")),
+      "columns": 4096, "box": [4, 1, 1]}])")),
                   "multiple of 16 bytes");
   EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
+      "columns": 4096, "box": [24, 1, 1]}])")),
+                  "divides N = 4096, got 24");
+  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
       "columns": 4096}])")),
-                  "must be [columns, rows]");
+                  "must be [inner, groups, rows]");
 }
 
 TEST(KernelMetadataTest, TensorCopiesNeedRowsWith32BitCoordinates) {
@@ -501,7 +505,7 @@ TEST(KernelMetadataTest, TensorCopiesNeedRowsWith32BitCoordinates) {
   std::string error;
   ASSERT_EQ(parseKernelMetadata(
                 withTensorMaps(R"([{"of": "x", "dtype": "bf16",
-                                   "columns": 4096, "box": [256, 1]}])"),
+                                   "columns": 4096, "box": [256, 16, 1]}])"),
                 meta, error),
             Status::Ok)
       << error;

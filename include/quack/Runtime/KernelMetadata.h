@@ -79,15 +79,16 @@ union ArgValue {
 
 /// A tensor map the runtime encodes at each launch of a kernel with tensor
 /// copies (docs/abi.md, "tensor_maps") and passes after the parameters: a
-/// 2-D map over the [M, columns] elements of a matrix parameter, read in
-/// boxes of box[0] columns x box[1] rows.
+/// 3-D map over the [M, columns] elements of a matrix parameter seen as
+/// [M, columns / box[0], box[0]], read in boxes of box[0] x box[1] x box[2]
+/// (innermost first: box[0] * box[1] consecutive columns of box[2] rows).
 struct TensorMapRecipe {
   /// Parameter indices of the matrix and of its row stride.
   int param = -1;
   int rowStrideParam = -1;
   ScalarType type = ScalarType::F32;
   int64_t columns = 0;
-  std::array<unsigned, 2> box = {1, 1};
+  std::array<unsigned, 3> box = {1, 1, 1};
 };
 
 /// Bytes and alignment of one encoded tensor map (CUtensorMap).

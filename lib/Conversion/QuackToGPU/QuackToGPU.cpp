@@ -357,9 +357,9 @@ private:
     int64_t offset = 0;
     int64_t elementBytes = 0;
     /// Tensor copies: the entry-point parameter holding the input's tensor
-    /// map, and the columns of one box (see BulkBufferLayout::boxColumns).
+    /// map, and its box (see BulkBufferLayout::tensorBoxes).
     Value tensorMap;
-    int64_t boxColumns = 0;
+    TensorBox box;
   };
   /// Tensor copies: the tensor-map parameters, in the staged inputs' order.
   SmallVector<Value> tensorMapArgs;
@@ -494,7 +494,8 @@ void RowKernelLowering::buildSignature() {
                           b.getStringAttr(dtypeName(type.getElementType()))),
            b.getNamedAttr("columns", b.getI64IntegerAttr(rowLength)),
            b.getNamedAttr("box", b.getDenseI64ArrayAttr(
-                                     {layout.boxColumns[index],
+                                     {layout.tensorBoxes[index].inner,
+                                      layout.tensorBoxes[index].groups,
                                       config.rowsPerCta}))}));
     }
   }
@@ -1063,8 +1064,8 @@ LogicalResult RowKernelLowering::allocateBulkBuffers() {
     input.offset = layout.offsets[index];
     input.elementBytes = layout.elementBytes[index];
     if (config.copy == KernelConfig::Copy::Tensor) {
-      input.boxColumns = layout.boxColumns[index];
-      if (input.boxColumns == 0)
+      input.box = layout.tensorBoxes[index];
+      if (input.box.inner == 0)
         return kernel.emitOpError("copy=tensor: no box for a slice of ")
                << colsPerCta << " columns of " << config.rowsPerCta
                << " row(s) of " << input.elementBytes << "-byte elements";
@@ -1204,7 +1205,9 @@ void RowKernelLowering::issueTensorCopies(Value stage, Value bar, Value start,
                                           Value firstRow) {
   NVVMTargetInfo target(b, loc);
   Type i32 = b.getI32Type();
-  // The copy engine fills what lies past N or M with zeros and counts those
+  // The map sees the matrix as [M, N / inner, inner]; a box spans
+  // inner * groups columns of each of the CTA's rows. The copy engine fills
+  // what lies past N or M with zeros and counts those
   // bytes too, so every box issued brings its full size. Boxes are issued
   // only for row groups that start inside M and for columns that start
   // inside N (the slices of a cluster's last CTAs may lie past N): per
@@ -1215,25 +1218,24 @@ void RowKernelLowering::issueTensorCopies(Value stage, Value bar, Value start,
   SmallVector<Value> counts;
   Value total = constI64(0);
   for (const StagedInput &input : stagedInputs) {
-    int64_t perSlice = colsPerCta / input.boxColumns;
+    int64_t boxColumns = input.box.columns();
+    int64_t perSlice = colsPerCta / boxColumns;
     Value count;
     if (config.clusterSize > 1) {
       Value left = arith::SubIOp::create(b, loc, constI64(rowLength), start);
       left = arith::MaxSIOp::create(b, loc, left, constI64(0));
       count = arith::DivUIOp::create(
           b, loc,
-          arith::AddIOp::create(b, loc, left,
-                                constI64(input.boxColumns - 1)),
-          constI64(input.boxColumns));
+          arith::AddIOp::create(b, loc, left, constI64(boxColumns - 1)),
+          constI64(boxColumns));
       count = arith::MinSIOp::create(b, loc, count, constI64(perSlice));
     } else {
       count = constI64(std::min(
           perSlice, static_cast<int64_t>(
-                        llvm::divideCeil(rowLength, input.boxColumns))));
+                        llvm::divideCeil(rowLength, boxColumns))));
     }
     counts.push_back(count);
-    int64_t boxBytes =
-        input.boxColumns * config.rowsPerCta * input.elementBytes;
+    int64_t boxBytes = boxColumns * config.rowsPerCta * input.elementBytes;
     total = arith::AddIOp::create(
         b, loc, total,
         arith::MulIOp::create(b, loc, count, constI64(boxBytes)));
@@ -1249,13 +1251,28 @@ void RowKernelLowering::issueTensorCopies(Value stage, Value bar, Value start,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
   for (auto [input, count] : llvm::zip(stagedInputs, counts)) {
-    auto loop = scf::ForOp::create(b, loc, constI64(0), count, constI64(1));
     OpBuilder::InsertionGuard loopGuard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
-    Value column = arith::MulIOp::create(b, loc, j, constI64(input.boxColumns));
-    Value column32 = arith::TruncIOp::create(
-        b, loc, i32, arith::AddIOp::create(b, loc, start, column));
+    Value j = constI64(0);
+    if (input.box.columns() == colsPerCta) {
+      // One box per slice: issued where it starts inside N.
+      Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                        count, constI64(0));
+      auto one = scf::IfOp::create(b, loc, TypeRange{}, any,
+                                   /*withElseRegion=*/false);
+      b.setInsertionPointToStart(one.thenBlock());
+    } else {
+      auto loop = scf::ForOp::create(b, loc, constI64(0), count, constI64(1));
+      b.setInsertionPointToStart(loop.getBody());
+      j = loop.getInductionVar();
+    }
+    Value column =
+        arith::MulIOp::create(b, loc, j, constI64(input.box.columns()));
+    // The box's first group of `inner` columns: the map's middle coordinate.
+    Value group32 = arith::TruncIOp::create(
+        b, loc, i32,
+        arith::DivUIOp::create(b, loc,
+                               arith::AddIOp::create(b, loc, start, column),
+                               constI64(input.box.inner)));
     // Box j lands at j * (box bytes) in the input's buffer.
     Value dst = bulkAddress(
         kBulkBuffersOffset + input.offset,
@@ -1264,7 +1281,7 @@ void RowKernelLowering::issueTensorCopies(Value stage, Value bar, Value start,
             arith::MulIOp::create(b, loc, column,
                                   constI64(config.rowsPerCta *
                                            input.elementBytes))));
-    target.tensorCopyToShared(dst, input.tensorMap, column32, firstRow32, bar);
+    target.tensorCopyToShared(dst, input.tensorMap, group32, firstRow32, bar);
   }
 }
 
@@ -1291,7 +1308,7 @@ const SmallVector<Value> *RowKernelLowering::stagedFragments(Value v) {
   // This thread's row of the buffer, and its first column in the CTA's
   // slice. Tensor copies land in boxes of W columns x rows: column c of
   // row r sits at element ((c / W) * rows + r) * W + c % W.
-  int64_t boxColumns = input.boxColumns ? input.boxColumns : colsPerCta;
+  int64_t boxColumns = input.box.inner ? input.box.columns() : colsPerCta;
   bool boxed = boxColumns != colsPerCta && config.rowsPerCta > 1;
   Value base = arith::AddIOp::create(
       b, loc, bulkReadOffset,

@@ -56,16 +56,25 @@ std::optional<KernelConfig::Copy> mlir::quack::parseCopy(StringRef name) {
   return std::nullopt;
 }
 
-int64_t mlir::quack::getTensorBoxColumns(int64_t colsPerCta, int64_t rows,
-                                         int64_t elementBytes) {
-  for (int64_t w = std::min(kMaxTensorBox, colsPerCta); w > 0; --w) {
-    if (colsPerCta % w != 0 || (w * elementBytes) % 16 != 0)
+std::optional<TensorBox> mlir::quack::getTensorBox(int64_t rowLength,
+                                                   int64_t colsPerCta,
+                                                   int64_t rows,
+                                                   int64_t elementBytes) {
+  for (int64_t inner = kMaxTensorBox; inner >= 1; inner /= 2) {
+    if (rowLength % inner != 0 || colsPerCta % inner != 0 ||
+        (inner * elementBytes) % 16 != 0)
       continue;
-    if (w != colsPerCta && (w * rows * elementBytes) % 128 != 0)
-      continue;
-    return w;
+    int64_t total = colsPerCta / inner;
+    for (int64_t groups = std::min(kMaxTensorBox, total); groups >= 1;
+         --groups) {
+      if (total % groups != 0)
+        continue;
+      if (groups != total && (inner * groups * rows * elementBytes) % 128 != 0)
+        continue;
+      return TensorBox{inner, groups};
+    }
   }
-  return 0;
+  return std::nullopt;
 }
 
 BulkBufferLayout mlir::quack::getBulkBufferLayout(KernelOp kernel,
@@ -82,8 +91,10 @@ BulkBufferLayout mlir::quack::getBulkBufferLayout(KernelOp kernel,
     layout.offsets.push_back(layout.bufferBytes);
     layout.elementBytes.push_back(bytes);
     if (config.copy == KernelConfig::Copy::Tensor)
-      layout.boxColumns.push_back(
-          getTensorBoxColumns(layout.colsPerCta, config.rowsPerCta, bytes));
+      layout.tensorBoxes.push_back(
+          getTensorBox(cast<MemRefType>(type).getDimSize(1),
+                       layout.colsPerCta, config.rowsPerCta, bytes)
+              .value_or(TensorBox()));
     layout.bufferBytes +=
         llvm::alignTo(config.rowsPerCta * layout.colsPerCta * bytes, 128);
   }

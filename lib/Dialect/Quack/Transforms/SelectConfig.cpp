@@ -12,6 +12,8 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
+
 namespace mlir::quack {
 #define GEN_PASS_DEF_QUACKSELECTCONFIG
 #include "quack/Dialect/Quack/Transforms/Passes.h.inc"
@@ -53,6 +55,10 @@ int64_t widestElementBytes(KernelOp kernel) {
 /// KB less 1 KB for the kernel's static shared memory (exchange slots and
 /// mbarriers).
 constexpr int64_t kMaxBulkSharedBytes = 227 * 1024 - 1024;
+
+/// The narrowest box (innermost dimension, bytes) a tensor copy that the
+/// table of measured configs asks for may have.
+constexpr int64_t kMinTunedTensorBoxBytes = 128;
 
 struct QuackSelectConfigPass
     : public mlir::quack::impl::QuackSelectConfigBase<QuackSelectConfigPass> {
@@ -283,8 +289,20 @@ struct QuackSelectConfigPass
     std::optional<KernelConfig::Copy> tunedCopy;
     if (tuned && tuned->copy && config.clusterSize == tuned->clusterSize)
       tunedCopy = tuned->copy;
-    KernelConfig::Copy wanted = tunedCopy.value_or(
-        wantBulk ? KernelConfig::Copy::Bulk : KernelConfig::Copy::Global);
+    KernelConfig::Copy modelCopy =
+        wantBulk ? KernelConfig::Copy::Bulk : KernelConfig::Copy::Global;
+    KernelConfig::Copy wanted = tunedCopy.value_or(modelCopy);
+    // A table entry covers a range of N; tensor copies lose where N leaves
+    // them only narrow boxes (BENCHMARKS.md, 2026-12-04, tensor copies:
+    // rmsnorm_bwd f32 at N = 1000, boxes of 8 columns, 8% slower; at 1024,
+    // boxes of 256 columns, 8% faster): there the model's choice stands.
+    if (wanted == KernelConfig::Copy::Tensor && copy < 0 &&
+        narrowestTensorBoxBytes(kernel, config) < kMinTunedTensorBoxBytes) {
+      why << "; copy=" << stringifyCopy(modelCopy)
+          << " (the table's tensor copies would move boxes "
+          << narrowestTensorBoxBytes(kernel, config) << " bytes wide)";
+      wanted = modelCopy;
+    }
     if (failed(selectCopy(kernel, config, wanted,
                           carriedBySums + carriedByRows, tunedCopy.has_value(),
                           why)))
@@ -392,16 +410,37 @@ struct QuackSelectConfigPass
         return "needs at most " + std::to_string(kMaxTensorBox) +
                " rows per CTA (one box), got " +
                std::to_string(config.rowsPerCta);
-      if (getTensorBoxColumns(colsPerCta, config.rowsPerCta, bytes) == 0)
+      int64_t n = cast<MemRefType>(type).getDimSize(1);
+      if (!getTensorBox(n, colsPerCta, config.rowsPerCta, bytes))
         return "finds no box for a slice of " + std::to_string(colsPerCta) +
                " columns of " + std::to_string(config.rowsPerCta) +
-               " row(s) of " + std::to_string(bytes) +
-               "-byte elements (a divisor of the slice of at most 256 "
-               "columns, whose box is a multiple of 128 bytes)";
+               " row(s) of N = " + std::to_string(n) + " " +
+               std::to_string(bytes) +
+               "-byte elements (a power of two of at most 256 columns "
+               "dividing N and the slice, 16 bytes or more, in boxes of a "
+               "multiple of 128 bytes)";
     }
     if (!any)
       return "needs a matrix input (the kernel loads none)";
     return "";
+  }
+
+  /// The narrowest innermost box dimension, in bytes, of the tensor copies
+  /// of the kernel's matrix inputs under `config` (0 where one has none).
+  int64_t narrowestTensorBoxBytes(KernelOp kernel, const KernelConfig &config) {
+    int64_t colsPerCta =
+        config.threadsPerRow * config.vector * config.vectorsPerThread;
+    int64_t narrowest = std::numeric_limits<int64_t>::max();
+    for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
+      auto type = dyn_cast<MemRefType>(load.getSource().getType());
+      if (!type || classifyArgType(type) != ArgKind::Matrix)
+        continue;
+      int64_t bytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      std::optional<TensorBox> box = getTensorBox(
+          type.getDimSize(1), colsPerCta, config.rowsPerCta, bytes);
+      narrowest = std::min(narrowest, box ? box->inner * bytes : 0);
+    }
+    return narrowest;
   }
 
   /// The copy path: forced by `copy`, or `wanted` (by the table of measured

@@ -84,6 +84,19 @@ struct KernelConfig {
 StringRef stringifyCopy(KernelConfig::Copy copy);
 std::optional<KernelConfig::Copy> parseCopy(StringRef name);
 
+/// Largest box of a tensor copy, per dimension (cuTensorMapEncodeTiled).
+inline constexpr int64_t kMaxTensorBox = 256;
+
+/// The box of a tensor copy. The tensor map sees a matrix [M, N] as
+/// [M, N / inner, inner] (innermost last), so that one box, of `inner` x
+/// `groups` x the CTA's rows elements, spans inner * groups consecutive
+/// columns of each row although no box dimension exceeds kMaxTensorBox.
+struct TensorBox {
+  int64_t inner = 0;
+  int64_t groups = 0;
+  int64_t columns() const { return inner * groups; }
+};
+
 /// Where the staged copy paths (KernelConfig::staged()) keep its buffers in
 /// dynamic shared memory: the mbarriers (8 bytes per buffer) in the first
 /// kBarrierBytes, then each buffer, holding every matrix input's slice of
@@ -96,11 +109,12 @@ struct BulkBufferLayout {
   SmallVector<Operation *> loads;
   SmallVector<int64_t> offsets;
   SmallVector<int64_t> elementBytes;
-  /// Tensor copies: the columns of one box of each input (its rows are the
-  /// CTA's rows); a box lands as rows x columns, row-major, so column c of
-  /// row r of the slice sits at element ((c / W) * rows + r) * W + c % W of
-  /// the input's buffer. Empty for bulk copies (W = the slice).
-  SmallVector<int64_t> boxColumns;
+  /// Tensor copies: the box of each input (see TensorBox). A box spans W =
+  /// TensorBox::columns() columns of each of the CTA's rows and lands row
+  /// by row, so column c of row r of the slice sits at element
+  /// ((c / W) * rows + r) * W + c % W of the input's buffer. Empty for bulk
+  /// copies.
+  SmallVector<TensorBox> tensorBoxes;
   /// Elements of a row each CTA owns, and bytes of one buffer.
   int64_t colsPerCta = 0;
   int64_t bufferBytes = 0;
@@ -115,16 +129,15 @@ struct BulkBufferLayout {
 BulkBufferLayout getBulkBufferLayout(KernelOp kernel,
                                      const KernelConfig &config);
 
-/// Largest box of a tensor copy, per dimension (cuTensorMapEncodeTiled).
-inline constexpr int64_t kMaxTensorBox = 256;
-
-/// The columns of a tensor-copy box for a slice of `colsPerCta` columns of
-/// `rows` rows of `elementBytes`-byte elements: the widest divisor of the
-/// slice of at most kMaxTensorBox columns whose bytes are a multiple of 16
-/// and, where the slice takes several boxes, whose box is a multiple of 128
-/// bytes (each box lands 128-byte aligned); 0 if none.
-int64_t getTensorBoxColumns(int64_t colsPerCta, int64_t rows,
-                            int64_t elementBytes);
+/// The box for a slice of `colsPerCta` columns of `rows` rows of
+/// `rowLength`-element rows of `elementBytes`-byte elements: `inner` the
+/// widest power of two of at most kMaxTensorBox that divides N and the
+/// slice and spans a multiple of 16 bytes; `groups` the most, at most
+/// kMaxTensorBox, that divide the slice's groups and, where the slice takes
+/// several boxes, make a box a multiple of 128 bytes (each box lands
+/// 128-byte aligned). std::nullopt if there is none.
+std::optional<TensorBox> getTensorBox(int64_t rowLength, int64_t colsPerCta,
+                                      int64_t rows, int64_t elementBytes);
 
 /// Name of the kernel attribute holding its config.
 inline constexpr llvm::StringLiteral kConfigAttrName = "quack.config";
