@@ -58,6 +58,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   pm.addPass(mlir::quack::createQuackGroupReductions());
   pm.addPass(mlir::quack::createQuackScheduleLoads());
   pm.addPass(mlir::quack::createQuackSelectConfig(config));
+  pm.addPass(mlir::quack::createQuackAssignLayouts());
 }
 
 void buildQuackToGPUPipeline(OpPassManager &pm, const PipelineOptions &) {

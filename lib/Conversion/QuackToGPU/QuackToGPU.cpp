@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quack/Conversion/Passes.h"
+#include "quack/Dialect/Quack/IR/QuackAttrs.h"
 #include "quack/Dialect/Quack/IR/QuackOps.h"
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
 #include "quack/Layout/TVLayout.h"
@@ -566,6 +567,26 @@ LogicalResult RowKernelLowering::buildPartition() {
     return kernel.emitOpError("cannot build the thread-value layout: ")
            << tv.error();
   partition = *tv;
+  // quack-assign-layouts put the layout of the config on the kernel and its
+  // tiles; this lowering implements that row partition, one for all tiles.
+  MLIRContext *ctx = kernel.getContext();
+  auto expected = TVLayoutAttr::get(ctx, LayoutAttr::get(ctx, partition->tv),
+                                    LayoutAttr::get(ctx, partition->tile));
+  auto check = [&](Operation *op) -> LogicalResult {
+    auto given = op->getAttrOfType<TVLayoutAttr>(kTVLayoutAttrName);
+    if (!given || given == expected)
+      return success();
+    return op->emitOpError("has the thread-value layout ")
+           << given << "; convert-quack-to-gpu lowers the tiles of this "
+           << "kernel only by the row partition of its config, " << expected;
+  };
+  if (failed(check(kernel)))
+    return failure();
+  WalkResult walk = kernel.getBody().walk([&](Operation *op) {
+    return failed(check(op)) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
   // Thread mode of tv: thread -> r * tileCols + c. Each leaf's stride splits
   // into a row part and a column part (the tile is row-major).
   ql::Layout threads = partition->tv.mode(0);
@@ -2309,6 +2330,9 @@ LogicalResult RowKernelLowering::run() {
            << " reductions";
   waitForClusterInit();
   gpu::ReturnOp::create(b, loc);
+  // Elementwise ops cloned per fragment keep the tiles' layout attribute,
+  // which no longer describes them.
+  func.walk([](Operation *op) { op->removeAttr(kTVLayoutAttrName); });
   return success();
 }
 

@@ -137,3 +137,27 @@ quack.kernel @bulk_extra_vectors(%x: memref<?x8xf32, strided<[?, 1]>>,
   quack.store %row, %y : vector<8xf32>, memref<?x8xf32, strided<[?, 1]>>
   quack.return
 }
+
+// -----
+
+// The lowering implements the row partition of the config; a kernel whose
+// layout (from quack-assign-layouts or written by hand) differs is refused:
+// here a column-major tile, each thread holding a strided column.
+// expected-error @+1 {{has the thread-value layout #quack.tv_layout<(2,4):(1,2), tile = (1,8):(8,1)>; convert-quack-to-gpu lowers the tiles of this kernel only by the row partition of its config, #quack.tv_layout<((2,1,1),(4,1)):((4,0,0),(1,0)), tile = (1,8):(8,1)>}}
+quack.kernel @strided_layout(%x: memref<?x8xf32, strided<[?, 1]>>,
+                             %y: memref<?x8xf32, strided<[?, 1]>> {quack.role = "output", quack.name = "y"}) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 2, vector = 4, vectors_per_thread = 1}, quack.tv_layout = #quack.tv_layout<(2,4):(1,2), tile = (1,8):(8,1)>} {
+  %row = quack.load %x : memref<?x8xf32, strided<[?, 1]>> -> vector<8xf32>
+  quack.store %row, %y : vector<8xf32>, memref<?x8xf32, strided<[?, 1]>>
+  quack.return
+}
+
+// -----
+
+// The same on one tile: every tile of a kernel has the kernel's layout.
+quack.kernel @tile_layout(%x: memref<?x8xf32, strided<[?, 1]>>,
+                          %y: memref<?x8xf32, strided<[?, 1]>> {quack.role = "output", quack.name = "y"}) attributes {quack.config = {alignment = 16, rows_per_cta = 1, threads_per_row = 2, vector = 4, vectors_per_thread = 1}} {
+  // expected-error @+1 {{'quack.load' op has the thread-value layout #quack.tv_layout<(2,4):(1,2), tile = (1,8):(8,1)>}}
+  %row = quack.load %x {quack.tv_layout = #quack.tv_layout<(2,4):(1,2), tile = (1,8):(8,1)>} : memref<?x8xf32, strided<[?, 1]>> -> vector<8xf32>
+  quack.store %row, %y : vector<8xf32>, memref<?x8xf32, strided<[?, 1]>>
+  quack.return
+}

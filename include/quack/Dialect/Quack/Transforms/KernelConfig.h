@@ -139,6 +139,22 @@ BulkBufferLayout getBulkBufferLayout(KernelOp kernel,
 std::optional<TensorBox> getTensorBox(int64_t rowLength, int64_t colsPerCta,
                                       int64_t rows, int64_t elementBytes);
 
+class TVLayoutAttr;
+
+/// Name of the attribute holding a thread-value layout: on a kernel, the
+/// layout of its tiles; on an op, the layout of the tiles it produces or
+/// reads (quack-assign-layouts).
+inline constexpr llvm::StringLiteral kTVLayoutAttrName = "quack.tv_layout";
+
+/// The thread-value layout of `kernel`'s tiles under `config`: the row
+/// partition of the layout library (::quack::layout::makeRowTVLayout);
+/// reports failure on the kernel.
+FailureOr<TVLayoutAttr> buildRowTVLayoutAttr(KernelOp kernel,
+                                             const KernelConfig &config);
+
+/// Whether `op` produces or reads a tile: a vector of `rowLength` elements.
+bool isTileOp(Operation *op, int64_t rowLength);
+
 /// Name of the kernel attribute holding its config.
 inline constexpr llvm::StringLiteral kConfigAttrName = "quack.config";
 

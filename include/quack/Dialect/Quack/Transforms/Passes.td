@@ -70,6 +70,37 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
   ];
 }
 
+def QuackAssignLayouts : Pass<"quack-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "puts the thread-value layout of its config on every tile of "
+                "each kernel";
+  let description = [{
+    A row kernel's tiles (its rows: every `vector<N x T>` a `quack.load`
+    produces, an elementwise op computes, a `quack.store` or `quack.sum_rows`
+    writes or a reduction reads) are spread over the CTA's threads, and over
+    the CTAs of a cluster, by one thread-value layout, which follows from the
+    kernel's `quack.config`: a thread owns `vectors_per_thread` vectors of
+    `vector` consecutive elements, `threads_per_row` threads (times the
+    cluster size) share a row, `rows_per_cta` rows make the CTA's tile. This
+    pass builds that layout with the layout library (`makeRowTVLayout`) and
+    attaches it, as a `#quack.tv_layout`, to the kernel and to every op that
+    produces or reads a tile (`quack.tv_layout`). convert-quack-to-gpu lowers
+    the tiles by it and refuses a kernel whose layouts it cannot lower.
+
+    ```mlir
+    quack.kernel @k(...) attributes {quack.config = {threads_per_row = 2,
+        vector = 4, vectors_per_thread = 1, rows_per_cta = 1, ...}} {
+      %row = quack.load %x : memref<?x8xf32, ...> -> vector<8xf32>
+    ```
+    gets `quack.tv_layout = #quack.tv_layout<((2,1,1),(4,1)):((4,0,0),(1,0)),
+    tile = (1,8):(8,1)>` on the kernel and on the load (thread modes: the
+    threads of a row, the rows of the CTA, the CTAs of a cluster; value
+    modes: the elements of a vector, the vectors of a thread): thread t holds
+    elements 4 t .. 4 t + 3.
+
+    Run it after quack-select-config.
+  }];
+}
+
 def QuackGroupReductions : Pass<"quack-group-reductions", "::mlir::ModuleOp"> {
   let summary = "makes independent reductions over the row adjacent, so that "
                 "they share one exchange";
