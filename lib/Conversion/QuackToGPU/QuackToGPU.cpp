@@ -1228,12 +1228,12 @@ void RowKernelLowering::issueTensorCopies(Value stage, Value bar, Value start,
   Type i32 = b.getI32Type();
   // The map sees the matrix as [M, N / inner, inner]; a box spans
   // inner * groups columns of each of the CTA's rows. The copy engine fills
-  // what lies past N or M with zeros and counts those
-  // bytes too, so every box issued brings its full size. Boxes are issued
-  // only for row groups that start inside M and for columns that start
-  // inside N (the slices of a cluster's last CTAs may lie past N): per
-  // input, the first `count` boxes of the slice, in a loop, so that the
-  // code stays small however many boxes a slice takes.
+  // what lies past N or M with zeros and counts those bytes too, so every
+  // box issued brings its full size. Boxes are issued only for row groups
+  // that start inside M and for columns that start inside N (the slices of
+  // a cluster's last CTAs may lie past N): per input, the first `count`
+  // boxes of the slice, one where the slice is one box and in a loop
+  // otherwise, so that the code stays small however many boxes it takes.
   Value groupValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                            firstRow, numRows);
   SmallVector<Value> counts;
