@@ -16,11 +16,11 @@
 #   python3 python/benchmarks/tune.py --roots OUT_DIR/* --kernels ... \
 #       --n ... --dtype T --table kernels/tuning/sm_90.tsv
 #
-# Further arguments go to quackc (default --arch=sm_90a). On the cluster
-# path, QUACK_TUNE_COPIES (comma-separated, default `global`) lists the copy
-# paths to build each config with: `global,bulk` also builds every cluster
-# config with bulk copies into shared memory (roots named ...-bulk), and
-# `tensor` with tensor copies (...-tensor).
+# Further arguments go to quackc (default --arch=sm_90a). QUACK_TUNE_COPIES
+# (comma-separated, default `global`) lists the copy paths to build each
+# config with: `global,bulk` also builds every config with bulk copies into
+# shared memory (roots named ...-bulk), and `tensor` with tensor copies
+# (...-tensor); configs a copy path cannot serve are skipped.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -119,8 +119,12 @@ for k in "${KERNELS[@]}"; do
         for rows in 1 2 4 8; do
           cta=$(( threads * rows ))
           [ "$cta" -ge 64 ] && [ "$cta" -le 1024 ] || continue
-          compile "$OUT/$k-$t-N$n-v$vpt-r$rows" \
-            --config="threads=$threads,rows=$rows"
+          for copy in "${COPIES[@]}"; do
+            suffix=""
+            [ "$copy" != global ] && suffix="-$copy"
+            compile "$OUT/$k-$t-N$n-v$vpt-r$rows$suffix" \
+              --config="threads=$threads,rows=$rows,copy=$copy"
+          done
         done
       done
     done
