@@ -439,6 +439,15 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       bytes += md.resources.spillStoreBytes + md.resources.spillLoadBytes;
     return bytes;
   };
+  // A retry forced a knob; its reason says why instead of "(forced)".
+  auto explainRetry = [](Artifacts &retry, const std::string &forced,
+                         const std::string &why) {
+    for (KernelMetadata &k : retry.kernels) {
+      size_t at = k.configReason.find(forced);
+      if (at != std::string::npos)
+        k.configReason.replace(at, forced.size(), why);
+    }
+  };
   auto narrowInputs = [](const Artifacts &a) {
     for (const KernelMetadata &k : a.kernels)
       for (const auto &[name, value] : k.bindings)
@@ -455,13 +464,9 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     packed.remat = 1;
     FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, packed);
     if (succeeded(retry) && spills(*retry) == 0) {
-      std::string why = "; prefetch=1 (without remat, ptxas spilled " +
-                        std::to_string(spills(artifacts)) + " bytes)";
-      for (KernelMetadata &md : retry->kernels) {
-        size_t at = md.configReason.find("; prefetch=1 (forced)");
-        if (at != std::string::npos)
-          md.configReason.replace(at, strlen("; prefetch=1 (forced)"), why);
-      }
+      explainRetry(*retry, "; prefetch=1 (forced)",
+                   "; prefetch=1 (without remat, ptxas spilled " +
+                       std::to_string(spills(artifacts)) + " bytes)");
       return retry;
     }
   }
@@ -471,13 +476,9 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     FailureOr<Artifacts> retry =
         compile(sourceMgr, bufferId, context, without);
     if (succeeded(retry) && spills(*retry) < spills(artifacts)) {
-      std::string why = "; prefetch=0 (with prefetch, ptxas spilled " +
-                        std::to_string(spills(artifacts)) + " bytes)";
-      for (KernelMetadata &md : retry->kernels) {
-        size_t at = md.configReason.find("; prefetch=0 (forced)");
-        if (at != std::string::npos)
-          md.configReason.replace(at, strlen("; prefetch=0 (forced)"), why);
-      }
+      explainRetry(*retry, "; prefetch=0 (forced)",
+                   "; prefetch=0 (with prefetch, ptxas spilled " +
+                       std::to_string(spills(artifacts)) + " bytes)");
       return retry;
     }
   }
@@ -519,18 +520,13 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
           compile(sourceMgr, bufferId, context, bounded);
       if (failed(retry) || spills(*retry) > 0)
         continue;
-      for (KernelMetadata &k : retry->kernels) {
-        std::string forced =
-            "; min_ctas_per_sm=" + std::to_string(ctas) + " (forced)";
-        std::string why = "; min_ctas_per_sm=" + std::to_string(ctas) +
-                          " (ptxas fits " + std::to_string(ctas) +
-                          " CTAs per SM without spilling; unbounded, " +
-                          std::to_string(md.resources.registers) +
-                          " registers fit " + std::to_string(now) + ")";
-        size_t at = k.configReason.find(forced);
-        if (at != std::string::npos)
-          k.configReason.replace(at, forced.size(), why);
-      }
+      explainRetry(*retry,
+                   "; min_ctas_per_sm=" + std::to_string(ctas) + " (forced)",
+                   "; min_ctas_per_sm=" + std::to_string(ctas) +
+                       " (ptxas fits " + std::to_string(ctas) +
+                       " CTAs per SM without spilling; unbounded, " +
+                       std::to_string(md.resources.registers) +
+                       " registers fit " + std::to_string(now) + ")");
       artifacts = std::move(*retry);
       break;
     }
@@ -554,11 +550,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                              " CTAs per SM instead of " +
                              std::to_string(occupancy(artifacts))) +
           ")";
-      for (KernelMetadata &k : retry->kernels) {
-        size_t at = k.configReason.find("; remat=1");
-        if (at != std::string::npos)
-          k.configReason.insert(at + strlen("; remat=1"), why);
-      }
+      explainRetry(*retry, "; remat=1", "; remat=1" + why);
       return retry;
     }
   }

@@ -185,6 +185,10 @@ bool parseTensorMaps(Checker &c, const Value &maps, KernelMetadata &meta) {
                     std::string(stringifyScalarType(
                         meta.params[recipe.param].type)) +
                     "), got \"" + dtype + "\"");
+    if (recipe.type != ScalarType::F32 && recipe.type != ScalarType::F16 &&
+        recipe.type != ScalarType::BF16)
+      return c.fail("\"tensor_maps[].dtype\" must be f32, f16 or bf16, got "
+                    "\"" + dtype + "\"");
     if (recipe.columns != meta.n)
       return c.fail("\"tensor_maps[].columns\" must be N = " +
                     std::to_string(meta.n) + ", got " +

@@ -477,27 +477,40 @@ TEST(KernelMetadataTest, ParsesTensorMaps) {
 TEST(KernelMetadataTest, RejectsBadTensorMaps) {
   EXPECT_CONTAINS(rejection(withTensorMaps("{}")),
                   "\"tensor_maps\" must be an array");
-  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "y", "dtype": "bf16",
-      "columns": 4096, "box": [256, 16, 1]}])")),
-                  "must name a matrix input, got \"y\"");
-  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "f32",
-      "columns": 4096, "box": [256, 16, 1]}])")),
-                  "must be the matrix's dtype (bf16)");
-  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
-      "columns": 4000, "box": [256, 16, 1]}])")),
-                  "must be N = 4096, got 4000");
-  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
-      "columns": 4096, "box": [512, 1, 1]}])")),
-                  "entries must be integers in [1, 256]");
-  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
-      "columns": 4096, "box": [4, 1, 1]}])")),
-                  "multiple of 16 bytes");
-  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
-      "columns": 4096, "box": [24, 1, 1]}])")),
-                  "divides N = 4096, got 24");
-  EXPECT_CONTAINS(rejection(withTensorMaps(R"([{"of": "x", "dtype": "bf16",
-      "columns": 4096}])")),
-                  "must be [inner, groups, rows]");
+  // A matrix of integers has no tensor copies.
+  std::string ints = withReplaced(
+      "{\"name\": \"x\", \"kind\": \"matrix\", \"role\": \"input\", \"dtype\": \"bf16\"}",
+      "{\"name\": \"x\", \"kind\": \"matrix\", \"role\": \"input\", \"dtype\": \"i32\"}");
+  ints.replace(ints.find("\"alignment\": 16,"),
+               std::string("\"alignment\": 16,").size(),
+               R"("tensor_maps": [{"of": "x", "dtype": "i32", "columns": 4096,
+                   "box": [256, 16, 1]}], "alignment": 16,)");
+  EXPECT_CONTAINS(rejection(ints), "must be f32, f16 or bf16, got \"i32\"");
+  // One recipe of x (bf16, N = 4096) with one field changed.
+  struct Case {
+    const char *fields;
+    const char *message;
+  };
+  const Case cases[] = {
+      {R"("of": "y", "dtype": "bf16", "columns": 4096, "box": [256, 16, 1])",
+       "must name a matrix input, got \"y\""},
+      {R"("of": "x", "dtype": "f32", "columns": 4096, "box": [256, 16, 1])",
+       "must be the matrix's dtype (bf16)"},
+      {R"("of": "x", "dtype": "bf16", "columns": 4000, "box": [256, 16, 1])",
+       "must be N = 4096, got 4000"},
+      {R"("of": "x", "dtype": "bf16", "columns": 4096, "box": [512, 1, 1])",
+       "entries must be integers in [1, 256]"},
+      {R"("of": "x", "dtype": "bf16", "columns": 4096, "box": [4, 1, 1])",
+       "multiple of 16 bytes"},
+      {R"("of": "x", "dtype": "bf16", "columns": 4096, "box": [24, 1, 1])",
+       "divides N = 4096, got 24"},
+      {R"("of": "x", "dtype": "bf16", "columns": 4096)",
+       "must be [inner, groups, rows]"},
+  };
+  for (const Case &c : cases)
+    EXPECT_CONTAINS(
+        rejection(withTensorMaps(std::string("[{") + c.fields + "}]")),
+        c.message);
 }
 
 TEST(KernelMetadataTest, TensorCopiesNeedRowsWith32BitCoordinates) {

@@ -556,22 +556,13 @@ void RowKernelLowering::buildSignature() {
 
 LogicalResult RowKernelLowering::buildPartition() {
   namespace ql = ::quack::layout;
-  ql::RowPartition spec;
-  spec.numCols = rowLength;
-  spec.threadsPerRow = config.threadsPerRow;
-  spec.vecSize = config.vector;
-  spec.rowsPerCta = config.rowsPerCta;
-  spec.clusterSize = config.clusterSize;
-  ql::Result<ql::RowTVLayout> tv = ql::makeRowTVLayout(spec);
-  if (!tv.ok())
-    return kernel.emitOpError("cannot build the thread-value layout: ")
-           << tv.error();
+  FailureOr<ql::RowTVLayout> tv = buildRowTVLayout(kernel, config);
+  if (failed(tv))
+    return failure();
   partition = *tv;
   // quack-assign-layouts put the layout of the config on the kernel and its
   // tiles; this lowering implements that row partition, one for all tiles.
-  MLIRContext *ctx = kernel.getContext();
-  auto expected = TVLayoutAttr::get(ctx, LayoutAttr::get(ctx, partition->tv),
-                                    LayoutAttr::get(ctx, partition->tile));
+  TVLayoutAttr expected = getTVLayoutAttr(kernel.getContext(), *partition);
   auto check = [&](Operation *op) -> LogicalResult {
     auto given = op->getAttrOfType<TVLayoutAttr>(kTVLayoutAttrName);
     if (!given || given == expected)
@@ -1152,23 +1143,31 @@ void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
   target.fenceProxyAsyncShared();
   // This CTA's slice of the row: [start, start + columns).
   Value start = constI64(0);
-  Value columns = constI64(std::min(colsPerCta, rowLength));
-  bool mayBeEmpty = false;
   if (config.clusterSize > 1) {
     Value rank64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), clusterRank);
     start = arith::MulIOp::create(b, loc, rank64, constI64(colsPerCta));
+  }
+  auto groupAndBarrier = [&] {
+    Value firstRow =
+        arith::MulIOp::create(b, loc, group, constI64(config.rowsPerCta));
+    Value bar =
+        bulkAddress(0, arith::MulIOp::create(b, loc, stage, constI64(8)));
+    return std::make_pair(firstRow, bar);
+  };
+  if (config.copy == KernelConfig::Copy::Tensor) {
+    auto [firstRow, bar] = groupAndBarrier();
+    issueTensorCopies(stage, bar, start, firstRow);
+    return;
+  }
+  Value columns = constI64(std::min(colsPerCta, rowLength));
+  bool mayBeEmpty = false;
+  if (config.clusterSize > 1) {
     Value left = arith::SubIOp::create(b, loc, constI64(rowLength), start);
     left = arith::MaxSIOp::create(b, loc, left, constI64(0));
     columns = arith::MinSIOp::create(b, loc, left, constI64(colsPerCta));
     mayBeEmpty = colsPerCta * config.clusterSize > rowLength;
   }
-  Value firstRow =
-      arith::MulIOp::create(b, loc, group, constI64(config.rowsPerCta));
-  Value bar = bulkAddress(0, arith::MulIOp::create(b, loc, stage, constI64(8)));
-  if (config.copy == KernelConfig::Copy::Tensor) {
-    issueTensorCopies(stage, bar, start, firstRow);
-    return;
-  }
+  auto [firstRow, bar] = groupAndBarrier();
   int64_t bytesPerColumn = 0;
   for (const StagedInput &input : stagedInputs)
     bytesPerColumn += input.elementBytes;

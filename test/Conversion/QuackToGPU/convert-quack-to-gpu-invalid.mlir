@@ -161,3 +161,17 @@ quack.kernel @tile_layout(%x: memref<?x8xf32, strided<[?, 1]>>,
   quack.store %row, %y : vector<8xf32>, memref<?x8xf32, strided<[?, 1]>>
   quack.return
 }
+
+// -----
+
+// Tensor copies need a box whose innermost dimension, a power of two
+// dividing N and the slice, spans 16 bytes; of N = 6 f32 only 2 columns (8
+// bytes) divide. (Config selection never gives such a config: its vectors
+// of 16 bytes divide N.)
+// expected-error @+1 {{copy=tensor: no box for a slice of 6 columns of 1 row(s) of 4-byte elements}}
+quack.kernel @tensor_no_box(%x: memref<?x6xf32, strided<[?, 1]>>,
+                            %y: memref<?x6xf32, strided<[?, 1]>> {quack.role = "output", quack.name = "y"}) attributes {quack.config = {alignment = 16, copy = "tensor", rows_per_cta = 1, threads_per_row = 1, vector = 2, vectors_per_thread = 3}} {
+  %row = quack.load %x : memref<?x6xf32, strided<[?, 1]>> -> vector<6xf32>
+  quack.store %row, %y : vector<6xf32>, memref<?x6xf32, strided<[?, 1]>>
+  quack.return
+}

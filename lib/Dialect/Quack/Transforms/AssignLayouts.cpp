@@ -8,7 +8,6 @@
 #include "quack/Dialect/Quack/IR/QuackOps.h"
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
 #include "quack/Dialect/Quack/Transforms/Passes.h"
-#include "quack/Layout/TVLayout.h"
 
 namespace mlir::quack {
 #define GEN_PASS_DEF_QUACKASSIGNLAYOUTS
@@ -18,25 +17,10 @@ namespace mlir::quack {
 using namespace mlir;
 using namespace mlir::quack;
 
-FailureOr<TVLayoutAttr> mlir::quack::buildRowTVLayoutAttr(
-    KernelOp kernel, const KernelConfig &config) {
-  namespace ql = ::quack::layout;
-  ql::RowPartition spec;
-  spec.numCols = kernel.getRowLength().value_or(1);
-  spec.threadsPerRow = config.threadsPerRow;
-  spec.vecSize = config.vector;
-  spec.rowsPerCta = config.rowsPerCta;
-  spec.clusterSize = config.clusterSize;
-  ql::Result<ql::RowTVLayout> tv = ql::makeRowTVLayout(spec);
-  if (!tv.ok())
-    return kernel.emitOpError("cannot build the thread-value layout: ")
-           << tv.error();
-  MLIRContext *ctx = kernel.getContext();
-  return TVLayoutAttr::get(ctx, LayoutAttr::get(ctx, tv->tv),
-                           LayoutAttr::get(ctx, tv->tile));
-}
+namespace {
 
-bool mlir::quack::isTileOp(Operation *op, int64_t rowLength) {
+/// Whether `op` produces or reads a tile: a vector of `rowLength` elements.
+bool isTileOp(Operation *op, int64_t rowLength) {
   auto isTile = [&](Type type) {
     auto vector = dyn_cast<VectorType>(type);
     return vector && vector.getRank() == 1 &&
@@ -46,7 +30,6 @@ bool mlir::quack::isTileOp(Operation *op, int64_t rowLength) {
          llvm::any_of(op->getOperandTypes(), isTile);
 }
 
-namespace {
 
 struct QuackAssignLayoutsPass
     : public mlir::quack::impl::QuackAssignLayoutsBase<
@@ -56,14 +39,16 @@ struct QuackAssignLayoutsPass
       FailureOr<KernelConfig> config = KernelConfig::fromKernel(kernel);
       if (failed(config))
         return signalPassFailure();
-      FailureOr<TVLayoutAttr> layout = buildRowTVLayoutAttr(kernel, *config);
-      if (failed(layout))
+      FailureOr<::quack::layout::RowTVLayout> partition =
+          buildRowTVLayout(kernel, *config);
+      if (failed(partition))
         return signalPassFailure();
-      kernel->setAttr(kTVLayoutAttrName, *layout);
+      TVLayoutAttr layout = getTVLayoutAttr(kernel.getContext(), *partition);
+      kernel->setAttr(kTVLayoutAttrName, layout);
       int64_t rowLength = kernel.getRowLength().value_or(1);
       kernel.getBody().walk([&](Operation *op) {
         if (isTileOp(op, rowLength))
-          op->setAttr(kTVLayoutAttrName, *layout);
+          op->setAttr(kTVLayoutAttrName, layout);
       });
     });
   }

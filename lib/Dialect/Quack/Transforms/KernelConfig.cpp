@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
+#include "quack/Dialect/Quack/IR/QuackAttrs.h"
 #include "quack/Dialect/Quack/IR/QuackOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -32,6 +33,29 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   if (staged() && prefetch)
     entries.push_back(b.getNamedAttr("stages", b.getI64IntegerAttr(stages)));
   return b.getDictionaryAttr(entries);
+}
+
+FailureOr<::quack::layout::RowTVLayout>
+mlir::quack::buildRowTVLayout(KernelOp kernel, const KernelConfig &config) {
+  namespace ql = ::quack::layout;
+  ql::RowPartition spec;
+  spec.numCols = kernel.getRowLength().value_or(1);
+  spec.threadsPerRow = config.threadsPerRow;
+  spec.vecSize = config.vector;
+  spec.rowsPerCta = config.rowsPerCta;
+  spec.clusterSize = config.clusterSize;
+  ql::Result<ql::RowTVLayout> tv = ql::makeRowTVLayout(spec);
+  if (!tv.ok())
+    return kernel.emitOpError("cannot build the thread-value layout: ")
+           << tv.error();
+  return *tv;
+}
+
+TVLayoutAttr
+mlir::quack::getTVLayoutAttr(MLIRContext *context,
+                             const ::quack::layout::RowTVLayout &layout) {
+  return TVLayoutAttr::get(context, LayoutAttr::get(context, layout.tv),
+                           LayoutAttr::get(context, layout.tile));
 }
 
 StringRef mlir::quack::stringifyCopy(KernelConfig::Copy copy) {
@@ -80,8 +104,7 @@ std::optional<TensorBox> mlir::quack::getTensorBox(int64_t rowLength,
 BulkBufferLayout mlir::quack::getBulkBufferLayout(KernelOp kernel,
                                                   const KernelConfig &config) {
   BulkBufferLayout layout;
-  layout.colsPerCta =
-      config.threadsPerRow * config.vector * config.vectorsPerThread;
+  layout.colsPerCta = config.colsPerCta();
   for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
     auto type = dyn_cast<MemRefType>(load.getSource().getType());
     if (!type || classifyArgType(type) != ArgKind::Matrix)

@@ -296,12 +296,14 @@ struct QuackSelectConfigPass
     // them only narrow boxes (BENCHMARKS.md, 2026-12-04, tensor copies:
     // rmsnorm_bwd f32 at N = 1000, boxes of 8 columns, 8% slower; at 1024,
     // boxes of 256 columns, 8% faster): there the model's choice stands.
-    if (wanted == KernelConfig::Copy::Tensor && copy < 0 &&
-        narrowestTensorBoxBytes(kernel, config) < kMinTunedTensorBoxBytes) {
-      why << "; copy=" << stringifyCopy(modelCopy)
-          << " (the table's tensor copies would move boxes "
-          << narrowestTensorBoxBytes(kernel, config) << " bytes wide)";
-      wanted = modelCopy;
+    if (wanted == KernelConfig::Copy::Tensor && copy < 0) {
+      int64_t boxBytes = narrowestTensorBoxBytes(kernel, config);
+      if (boxBytes < kMinTunedTensorBoxBytes) {
+        why << "; copy=" << stringifyCopy(modelCopy)
+            << " (the table's tensor copies would move boxes " << boxBytes
+            << " bytes wide)";
+        wanted = modelCopy;
+      }
     }
     if (failed(selectCopy(kernel, config, wanted,
                           carriedBySums + carriedByRows, tunedCopy.has_value(),
@@ -382,7 +384,11 @@ struct QuackSelectConfigPass
   /// config (empty: they can). cp.async.bulk moves whole 16-byte units
   /// between 16-byte aligned addresses, so every matrix input's vectors must
   /// be 16 bytes within 16-byte alignment; a tensor copy's box spans at most
-  /// 256 rows and columns and lands 128-byte aligned.
+  /// 256 rows. (Its columns always fit: a vector of 16 bytes divides N and
+  /// the slice, so getTensorBox finds an innermost dimension of 16 bytes or
+  /// more; a slice of more than 256 such groups, at most 16 vectors per
+  /// thread, counts a power of two of at least 32 of them, and 32 groups
+  /// make a box of a multiple of 512 bytes.)
   std::string stagedObstacle(KernelOp kernel, const KernelConfig &config,
                              KernelConfig::Copy path) {
     if (config.alignment % 16 != 0)
@@ -390,8 +396,6 @@ struct QuackSelectConfigPass
              "class is " +
              std::to_string(config.alignment);
     bool any = false;
-    int64_t colsPerCta =
-        config.threadsPerRow * config.vector * config.vectorsPerThread;
     for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
       Type type = load.getSource().getType();
       if (classifyArgType(type) != ArgKind::Matrix)
@@ -404,42 +408,25 @@ struct QuackSelectConfigPass
                std::to_string(config.vector) + " gives " +
                std::to_string(config.vector * bytes) + " bytes of a " +
                std::to_string(bytes) + "-byte element";
-      if (path != KernelConfig::Copy::Tensor)
-        continue;
-      if (config.rowsPerCta > kMaxTensorBox)
-        return "needs at most " + std::to_string(kMaxTensorBox) +
-               " rows per CTA (one box), got " +
-               std::to_string(config.rowsPerCta);
-      int64_t n = cast<MemRefType>(type).getDimSize(1);
-      if (!getTensorBox(n, colsPerCta, config.rowsPerCta, bytes))
-        return "finds no box for a slice of " + std::to_string(colsPerCta) +
-               " columns of " + std::to_string(config.rowsPerCta) +
-               " row(s) of N = " + std::to_string(n) + " " +
-               std::to_string(bytes) +
-               "-byte elements (a power of two of at most 256 columns "
-               "dividing N and the slice, 16 bytes or more, in boxes of a "
-               "multiple of 128 bytes)";
     }
     if (!any)
       return "needs a matrix input (the kernel loads none)";
+    if (path == KernelConfig::Copy::Tensor && config.rowsPerCta > kMaxTensorBox)
+      return "needs at most " + std::to_string(kMaxTensorBox) +
+             " rows per CTA (one box), got " +
+             std::to_string(config.rowsPerCta);
     return "";
   }
 
   /// The narrowest innermost box dimension, in bytes, of the tensor copies
   /// of the kernel's matrix inputs under `config` (0 where one has none).
-  int64_t narrowestTensorBoxBytes(KernelOp kernel, const KernelConfig &config) {
-    int64_t colsPerCta =
-        config.threadsPerRow * config.vector * config.vectorsPerThread;
+  int64_t narrowestTensorBoxBytes(KernelOp kernel, KernelConfig config) {
+    config.copy = KernelConfig::Copy::Tensor;
+    BulkBufferLayout layout = getBulkBufferLayout(kernel, config);
     int64_t narrowest = std::numeric_limits<int64_t>::max();
-    for (LoadOp load : kernel.getBody().front().getOps<LoadOp>()) {
-      auto type = dyn_cast<MemRefType>(load.getSource().getType());
-      if (!type || classifyArgType(type) != ArgKind::Matrix)
-        continue;
-      int64_t bytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-      std::optional<TensorBox> box = getTensorBox(
-          type.getDimSize(1), colsPerCta, config.rowsPerCta, bytes);
-      narrowest = std::min(narrowest, box ? box->inner * bytes : 0);
-    }
+    for (auto [box, bytes] :
+         llvm::zip(layout.tensorBoxes, layout.elementBytes))
+      narrowest = std::min(narrowest, box.inner * bytes);
     return narrowest;
   }
 

@@ -7,6 +7,8 @@
 #ifndef QUACK_DIALECT_QUACK_TRANSFORMS_KERNELCONFIG_H
 #define QUACK_DIALECT_QUACK_TRANSFORMS_KERNELCONFIG_H
 
+#include "quack/Layout/TVLayout.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Support/LLVM.h"
 
@@ -69,6 +71,10 @@ struct KernelConfig {
   std::string reason;
 
   int64_t ctaThreads() const { return threadsPerRow * rowsPerCta; }
+  /// Columns of a row each CTA owns (the last CTA's may lie past N).
+  int64_t colsPerCta() const {
+    return threadsPerRow * vector * vectorsPerThread;
+  }
   /// Whether matrix inputs are staged through shared memory by the copy
   /// engine (bulk or tensor copies).
   bool staged() const { return copy != Copy::Global; }
@@ -149,11 +155,12 @@ inline constexpr llvm::StringLiteral kTVLayoutAttrName = "quack.tv_layout";
 /// The thread-value layout of `kernel`'s tiles under `config`: the row
 /// partition of the layout library (::quack::layout::makeRowTVLayout);
 /// reports failure on the kernel.
-FailureOr<TVLayoutAttr> buildRowTVLayoutAttr(KernelOp kernel,
-                                             const KernelConfig &config);
+FailureOr<::quack::layout::RowTVLayout>
+buildRowTVLayout(KernelOp kernel, const KernelConfig &config);
 
-/// Whether `op` produces or reads a tile: a vector of `rowLength` elements.
-bool isTileOp(Operation *op, int64_t rowLength);
+/// The row partition `layout` as a `#quack.tv_layout`.
+TVLayoutAttr getTVLayoutAttr(MLIRContext *context,
+                             const ::quack::layout::RowTVLayout &layout);
 
 /// Name of the kernel attribute holding its config.
 inline constexpr llvm::StringLiteral kConfigAttrName = "quack.config";
