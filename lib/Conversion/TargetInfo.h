@@ -107,19 +107,18 @@ public:
   /// `cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::
   /// complete_tx::bytes`: copies the box of the 3-D tensor map at
   /// `tensorMap` (a generic pointer to a kernel parameter) whose first
-  /// element is at coordinates (0, `group`, `row`) (i32, innermost first) to
+  /// element is at coordinates (`x`, `y`, `z`) (i32, innermost first) to
   /// this CTA's shared memory at `dst` (128-byte aligned), innermost
   /// dimension fastest, elements out of bounds filled with zeros; the copy
   /// completes the box's bytes on the mbarrier `bar` (shared).
-  void tensorCopyToShared(Value dst, Value tensorMap, Value group, Value row,
-                          Value bar) {
+  void tensorCopyToShared(Value dst, Value tensorMap, Value x, Value y,
+                          Value z, Value bar) {
     Type i32Type = b.getI32Type();
     Value dstAddr = LLVM::PtrToIntOp::create(b, loc, i32Type, dst);
     Value mapAddr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), tensorMap);
     Value barAddr = LLVM::PtrToIntOp::create(b, loc, i32Type, bar);
     LLVM::InlineAsmOp::create(
-        b, loc, TypeRange{},
-        ValueRange{dstAddr, mapAddr, i32(0), group, row, barAddr},
+        b, loc, TypeRange{}, ValueRange{dstAddr, mapAddr, x, y, z, barAddr},
         "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::"
         "complete_tx::bytes [$0], [$1, {$2, $3, $4}], [$5];",
         "r,l,r,r,r,r,~{memory}", /*has_side_effects=*/true,

@@ -64,11 +64,14 @@ void buildQuackConfigPipeline(OpPassManager &pm,
 void buildQuackToGPUPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(mlir::quack::createConvertQuackToGPU());
   pm.addPass(mlir::quack::createQuackVerifyClusterProtocol());
+  pm.addPass(mlir::quack::createQuackVerifyStaging());
 }
 
 void buildGPUToNVVMPipeline(OpPassManager &pm, const PipelineOptions &) {
   OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
-  // It emits scf.if: before scf is lowered.
+  // They emit scf.if: before scf is lowered.
+  gpu.addPass(mlir::quack::createConvertQuackCopyToNVVM());
+  gpu.addPass(mlir::quack::createConvertQuackAllReduceToNVVM());
   gpu.addPass(mlir::quack::createConvertQuackClusterToNVVM());
   gpu.addPass(createSCFToControlFlowPass());
   gpu.addPass(mlir::quack::createConvertQuackMathToNVVM());

@@ -59,9 +59,8 @@ cl::opt<std::string> kernelName("kernel", cl::desc("compile only this kernel"),
 cl::opt<std::string> configFlag(
     "config",
     cl::desc("force config knobs: threads=<n>,rows=<n>,vector=<n>,align=<n>,"
-             "cluster=<n>,ctas=<n>,prefetch=0|1,remat=0|1,copy=global|bulk,"
-             "stages=<n>; "
-             "tuned=0 ignores the table "
+             "cluster=<n>,ctas=<n>,prefetch=0|1,remat=0|1,"
+             "copy=global|bulk|tensor,stages=<n>; tuned=0 ignores the table "
              "of measured configs"),
     cl::value_desc("k=v,..."), cl::cat(category));
 cl::opt<bool> printConfig("print-config",

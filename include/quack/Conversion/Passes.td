@@ -21,13 +21,19 @@ def ConvertQuackToGPU : Pass<"convert-quack-to-gpu", "::mlir::ModuleOp"> {
     fragments `vector<VxT>` (V = the config's vector width): thread `t` of
     the row's group owns vectors `t`, `t + threads_per_row`, ... so each
     warp's accesses are contiguous 128-bit loads and stores that carry their
-    alignment. Vectors past `N` and rows past `M` are predicated off.
+    alignment: each a thread-level `quack.copy` with the `vector` atom,
+    predicated off for vectors past `N` and rows past `M`. Staged rows come
+    into shared memory through `quack.copy` with the `bulk` or `tensor` atom
+    (convert-quack-copy-to-nvvm lowers them all).
     Elementwise `arith` and `math` ops are applied fragment by fragment.
 
-    `quack.reduce` becomes an in-thread reduction, a shuffle butterfly across
-    the row's lanes, and, when a row spans several warps, one shared-memory
-    exchange behind a barrier, combined in a fixed order so that every
-    thread holds the bit-identical result.
+    `quack.reduce` becomes an in-thread reduction (`vector.reduction`) and
+    a thread-level `quack.allreduce` across the row's threads: scope `warp`
+    when a row fits in a warp, `block` when it spans several warps (its
+    scratch slots allocated in the kernel's shared memory). Reductions of
+    one group share one allreduce. Rows split over a cluster then exchange
+    the CTAs' partials with `quack.cluster.exchange` and combine them with a
+    `warp` allreduce over the ranks.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",
@@ -66,6 +72,68 @@ def ConvertQuackClusterToNVVM
     "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::arith::ArithDialect"
+  ];
+}
+
+def ConvertQuackAllReduceToNVVM
+    : Pass<"convert-quack-allreduce-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "lowers quack.allreduce to warp shuffles and, across the "
+                "warps of a block, shared memory and a barrier";
+  let description = [{
+    - scope `warp`: a butterfly of `shfl.sync.bfly` over offsets
+      `lanes / 2`, ..., 1, one shuffle per value and step (two for an
+      argmax pair); the online sums of `logsumexp` terms are rescaled to
+      the combined maximum after the maxima's butterfly;
+    - scope `block`: the same butterfly over each warp's 32 lanes; lane 0
+      of each warp stores its values to the group's scratch slots
+      `[warp][value]` (`llvm.store` to the shared-memory global, in an
+      `scf.if`); `gpu.barrier`; lane `j` of each warp loads warp
+      `j mod (lanes / 32)`'s values, and a butterfly over `lanes / 32` lanes
+      combines them.
+
+    It emits `scf.if`: it runs before scf is lowered.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def ConvertQuackCopyToNVVM
+    : Pass<"convert-quack-copy-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "lowers quack.copy to loads, stores and asynchronous "
+                "bulk and tensor copies, and the staging ops to mbarriers";
+  let description = [{
+    - atom `vector`: an `llvm.load` or `llvm.store` with the op's alignment
+      (NVPTX emits one `ld`/`st` of the address space, `.v4.b32` for 16
+      bytes);
+    - atom `bulk`: `cp.async.bulk.shared::cluster.global.mbarrier::
+      complete_tx::bytes` (inline PTX);
+    - atom `tensor`: `cp.async.bulk.tensor.3d.shared::cluster.global.tile.
+      mbarrier::complete_tx::bytes` (inline PTX).
+
+    A predicate becomes an `scf.if` around the copy; a predicated load
+    yields zeros in its `else`.
+
+    The staging ops around the asynchronous copies:
+    - `quack.stage.init`: in thread 0, `mbarrier.init` (arrival count 1) of
+      each mbarrier and `fence.mbarrier_init`; then `gpu.barrier`;
+    - `quack.stage.fill`: in thread 0, `fence.proxy.async.shared::cta`,
+      `mbarrier.arrive.expect_tx` of the fill's bytes, then the body;
+    - `quack.stage.wait`: `mbarrier.try_wait.parity` in a loop.
+
+    It emits scf.if: it runs before scf is lowered.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

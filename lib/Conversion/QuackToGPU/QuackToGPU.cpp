@@ -5,9 +5,9 @@
 // Lowers configured `quack.kernel` ops to `gpu.func` kernels: every row value
 // is split into per-thread fragments of 128-bit vectors, elementwise math is
 // applied fragment by fragment, and row reductions become an in-thread
-// reduction, a shuffle butterfly, a shared-memory exchange and, for rows
-// split over a thread-block cluster, an exchange of the CTAs' partials
-// through distributed shared memory.
+// reduction, a quack.allreduce across the row's threads (a warp's or a
+// block's) and, for rows split over a thread-block cluster, an exchange of
+// the CTAs' partials through distributed shared memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,7 @@
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
 #include "quack/Layout/TVLayout.h"
 
+#include "../Combine.h"
 #include "../TargetInfo.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -141,22 +142,13 @@ private:
   /// Builds `<kernel>_finish`: sums the workspace's partials column by
   /// column in a fixed order and writes each row-vector output.
   void buildFinishKernel();
-  /// One term of an exchange between threads: a value combined with its
-  /// kind, or the online pair (max, sum of exp(x - max)) of a logsumexp,
-  /// which takes two values and one exchange instead of two dependent ones.
-  struct Term {
-    CombiningKind kind = CombiningKind::Add;
-    bool online = false;
-    /// The (value, column) pair of an argmax: the larger value wins, the
-    /// smaller column on a tie, NaN over numbers.
-    bool argmax = false;
-    int64_t width() const { return online || argmax ? 2 : 1; }
-  };
-  /// One reduction of a group: its term of the exchange and this thread's
+  /// One reduction of a group: its term of the exchange (a value combined
+  /// with its kind, the online pair (max, sum of exp(x - max)) of a
+  /// logsumexp, or the (value, column) pair of an argmax) and this thread's
   /// partial values.
   struct PendingReduction {
     Operation *op;
-    Term term;
+    ReductionTerm term;
     SmallVector<Value, 2> partial;
   };
   /// This thread's partial of a quack.reduce, quack.logsumexp or
@@ -168,32 +160,27 @@ private:
   /// This thread's reduction of its fragments, vectors past the row's end
   /// giving the identity (null when `frags` is empty).
   Value reduceInThread(CombiningKind kind, ArrayRef<Value> frags, Value ident);
-  /// Combines the values of `terms` across groups of `lanes` consecutive
-  /// lanes of a warp (a power of two up to 32) with shuffles: the plain
-  /// values and online maxima first, then each online sum rescaled to its
-  /// group's maximum.
-  SmallVector<Value> butterfly(ArrayRef<Term> terms, SmallVector<Value> acc,
+  /// A quack.allreduce of `terms` across groups of `lanes` threads with
+  /// `scope` (convert-quack-allreduce-to-nvvm lowers it).
+  SmallVector<Value> allReduce(ArrayRef<ReductionTerm> terms,
+                               ValueRange acc, ReduceScope scope,
                                int64_t lanes);
   /// This thread's lane modulo `groups` (a power of two up to 32, i32): the
   /// slot a lane reads when a warp combines `groups` partials.
   Value laneSlot(int64_t groups);
-  /// The shift of an online term with maximum `max`: max, or 0 where the
-  /// max is -inf (an empty or all -inf row), so that sums stay 0, not NaN.
-  Value onlineShift(Value max);
-  /// Whether the argmax candidate (v, i) beats (w, j): v > w, or v == w and
-  /// i < j, where NaN is larger than every number (i1).
-  Value argmaxBeats(Value v, Value i, Value w, Value j);
-  /// Combines every thread's partials of `terms` (32-bit values, an online
-  /// term's two in order) across the row's lanes of a warp, its CTA's warps
-  /// and its cluster's CTAs in one round: every thread of the row ends with
-  /// the same bits.
-  SmallVector<Value> exchange(ArrayRef<Term> terms, SmallVector<Value> acc);
+  /// Combines every thread's partials of `terms` (32-bit values, a pair's
+  /// two in order) across the row's lanes of a warp, its CTA's warps
+  /// (quack.allreduce) and its cluster's CTAs in one round: every thread of
+  /// the row ends with the same bits.
+  SmallVector<Value> exchange(ArrayRef<ReductionTerm> terms,
+                              SmallVector<Value> acc);
   /// The cluster step of exchange(): one quack.cluster.exchange (every CTA
   /// pushes its partials into every peer's slots of its rank, completing on
-  /// the peer's mbarrier for this round), then a butterfly over the ranks
-  /// in the same lanes and order in every CTA. convert-quack-cluster-to-nvvm
-  /// lowers the exchange; quack-verify-cluster-protocol checks its protocol.
-  SmallVector<Value> reduceAcrossCluster(ArrayRef<Term> terms,
+  /// the peer's mbarrier for this round), then a warp allreduce over the
+  /// ranks in the same lanes and order in every CTA.
+  /// convert-quack-cluster-to-nvvm lowers the exchange;
+  /// quack-verify-cluster-protocol checks its protocol.
+  SmallVector<Value> reduceAcrossCluster(ArrayRef<ReductionTerm> terms,
                                          ArrayRef<Value> partial);
   /// Initialises one mbarrier per cluster round, each expecting the bytes
   /// that the cluster's CTAs will send it (quack.cluster.barrier_init), and
@@ -218,21 +205,26 @@ private:
   // copies land in one while the CTA reads the other.
   /// Lays out the buffers in dynamic shared memory and declares it.
   LogicalResult allocateBulkBuffers();
-  /// Initialises every buffer's mbarrier (thread 0) and makes the inits
-  /// visible to the CTA and the copy engine.
+  /// Initialises every buffer's mbarrier (quack.stage.init).
   void initBulkBarriers();
+  /// The symbol of the bulk-copy shared memory.
+  FlatSymbolRefAttr bulkSymbol();
   /// Address (shared) of `offset` bytes plus `dynamicOffset` (i64, may be
   /// null) into the bulk-copy shared memory.
   Value bulkAddress(int64_t offset, Value dynamicOffset);
-  /// Thread 0 expects the bytes of row group `group` (i64) on buffer
-  /// `stage`'s mbarrier (i64) and issues the copies: one bulk copy per
-  /// input and row, or (tensor copies) one per input and box.
+  /// One quack.stage.fill of buffer `stage` (i64) with row group `group`
+  /// (i64): thread 0 expects the group's bytes on the buffer's mbarrier and
+  /// issues the copies, one bulk copy per input and row, or (tensor copies)
+  /// one per input and box.
   void issueBulkCopies(Value stage, Value group);
-  /// The tensor copies of issueBulkCopies, at thread 0: this CTA's slice
-  /// starts at column `start` (i64) and the group at row `firstRow` (i64).
-  void issueTensorCopies(Value stage, Value bar, Value start, Value firstRow);
+  /// The tensor copies of issueBulkCopies into the fill of the mbarrier at
+  /// byte `barrier` (i64): this CTA's slice starts at column `start` (i64)
+  /// and the group at row `firstRow` (i64).
+  void issueTensorCopies(Value stage, Value barrier, Value start,
+                         Value firstRow);
   /// Every thread waits for phase `parity` (i32) of buffer `stage`'s
-  /// mbarrier and reads from that buffer until the next call.
+  /// mbarrier (quack.stage.wait) and reads from that buffer until the next
+  /// call.
   void waitBulkCopies(Value stage, Value parity);
   /// The fragments of a staged row in the current phase, read (and
   /// widened) from the current buffer on the phase's first use.
@@ -269,8 +261,15 @@ private:
                        unsigned alignment);
   void predicatedStore(Value predicate, Value value, Value address,
                        unsigned alignment);
+  /// A bulk or tensor quack.copy of `operands` (see the op).
+  void asyncCopy(CopyAtom atom, ValueRange operands);
   FailureOr<LoweredArg> argFor(Value memref, Operation *user);
-  Value combine(CombiningKind kind, Value a, Value c);
+  Value combine(CombiningKind kind, Value a, Value c) {
+    return combineValues(b, loc, kind, a, c);
+  }
+  Value onlineShift(Value max) {
+    return mlir::quack::onlineShift(b, loc, max);
+  }
   FailureOr<Value> identity(CombiningKind kind, Type type);
 
   KernelOp kernel;
@@ -1114,49 +1113,30 @@ Value RowKernelLowering::bulkAddress(int64_t offset, Value dynamicOffset) {
 }
 
 void RowKernelLowering::initBulkBarriers() {
-  NVVMTargetInfo target(b, loc);
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      constI32(0));
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first,
-                                /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    for (int64_t s = 0; s < bulkStages; ++s)
-      target.mbarrierInit(bulkAddress(8 * s, Value()), 1);
-    target.fenceMbarrierInit();
-  }
-  target.barrier();
+  SmallVector<int64_t> barriers;
+  for (int64_t st = 0; st < bulkStages; ++st)
+    barriers.push_back(8 * st);
+  StageInitOp::create(b, loc, bulkSymbol(),
+                      b.getDenseI64ArrayAttr(barriers));
+}
+
+FlatSymbolRefAttr RowKernelLowering::bulkSymbol() {
+  return FlatSymbolRefAttr::get(bulkGlobal.getSymNameAttr());
 }
 
 void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
-  NVVMTargetInfo target(b, loc);
   Type i32 = b.getI32Type();
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      constI32(0));
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first,
-                                /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  // The CTA read this buffer before the barrier that ended the previous
-  // iteration; the copy engine may overwrite it only after those reads.
-  target.fenceProxyAsyncShared();
   // This CTA's slice of the row: [start, start + columns).
   Value start = constI64(0);
   if (config.clusterSize > 1) {
     Value rank64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), clusterRank);
     start = arith::MulIOp::create(b, loc, rank64, constI64(colsPerCta));
   }
-  auto groupAndBarrier = [&] {
-    Value firstRow =
-        arith::MulIOp::create(b, loc, group, constI64(config.rowsPerCta));
-    Value bar =
-        bulkAddress(0, arith::MulIOp::create(b, loc, stage, constI64(8)));
-    return std::make_pair(firstRow, bar);
-  };
+  Value firstRow =
+      arith::MulIOp::create(b, loc, group, constI64(config.rowsPerCta));
+  Value barrier = arith::MulIOp::create(b, loc, stage, constI64(8));
   if (config.copy == KernelConfig::Copy::Tensor) {
-    auto [firstRow, bar] = groupAndBarrier();
-    issueTensorCopies(stage, bar, start, firstRow);
+    issueTensorCopies(stage, barrier, start, firstRow);
     return;
   }
   Value columns = constI64(std::min(colsPerCta, rowLength));
@@ -1167,7 +1147,6 @@ void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
     columns = arith::MinSIOp::create(b, loc, left, constI64(colsPerCta));
     mayBeEmpty = colsPerCta * config.clusterSize > rowLength;
   }
-  auto [firstRow, bar] = groupAndBarrier();
   int64_t bytesPerColumn = 0;
   for (const StagedInput &input : stagedInputs)
     bytesPerColumn += input.elementBytes;
@@ -1188,8 +1167,14 @@ void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
   }
   Value stageOffset =
       arith::MulIOp::create(b, loc, stage, constI64(bulkStageBytes));
-  target.mbarrierArriveExpectTx(bar,
-                                arith::TruncIOp::create(b, loc, i32, total));
+  // Thread 0 arms the stage's mbarrier for the bytes of the rows inside M
+  // and copies each such row's slice of every staged input.
+  auto fill =
+      StageFillOp::create(b, loc, bulkSymbol(), barrier,
+                          arith::TruncIOp::create(b, loc, i32, total));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&fill.getBody().front());
+  Value bar = fill.getBarrierAddress();
   for (int64_t r = 0; r < config.rowsPerCta; ++r) {
     Value predicate = valid[r];
     if (mayBeEmpty)
@@ -1216,14 +1201,13 @@ void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
           b, loc, i32,
           arith::MulIOp::create(b, loc, columns,
                                 constI64(input.elementBytes)));
-      target.bulkCopyToShared(dst, src, bytes, bar);
+      asyncCopy(CopyAtom::Bulk, {dst, src, bytes, bar});
     }
   }
 }
 
-void RowKernelLowering::issueTensorCopies(Value stage, Value bar, Value start,
-                                          Value firstRow) {
-  NVVMTargetInfo target(b, loc);
+void RowKernelLowering::issueTensorCopies(Value stage, Value barrier,
+                                          Value start, Value firstRow) {
   Type i32 = b.getI32Type();
   // The map sees the matrix as [M, N / inner, inner]; a box spans
   // inner * groups columns of each of the CTA's rows. The copy engine fills
@@ -1261,14 +1245,17 @@ void RowKernelLowering::issueTensorCopies(Value stage, Value bar, Value start,
         arith::MulIOp::create(b, loc, count, constI64(boxBytes)));
   }
   total = arith::SelectOp::create(b, loc, groupValid, total, constI64(0));
-  target.mbarrierArriveExpectTx(bar,
-                                arith::TruncIOp::create(b, loc, i32, total));
   Value stageOffset =
       arith::MulIOp::create(b, loc, stage, constI64(bulkStageBytes));
   Value firstRow32 = arith::TruncIOp::create(b, loc, i32, firstRow);
+  auto fill =
+      StageFillOp::create(b, loc, bulkSymbol(), barrier,
+                          arith::TruncIOp::create(b, loc, i32, total));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&fill.getBody().front());
+  Value bar = fill.getBarrierAddress();
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, groupValid,
                                 /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
   for (auto [input, count] : llvm::zip(stagedInputs, counts)) {
     OpBuilder::InsertionGuard loopGuard(b);
@@ -1301,14 +1288,15 @@ void RowKernelLowering::issueTensorCopies(Value stage, Value bar, Value start,
             arith::MulIOp::create(b, loc, column,
                                   constI64(config.rowsPerCta *
                                            input.elementBytes))));
-    target.tensorCopyToShared(dst, input.tensorMap, group32, firstRow32, bar);
+    asyncCopy(CopyAtom::Tensor,
+              {dst, input.tensorMap, constI32(0), group32, firstRow32, bar});
   }
 }
 
 void RowKernelLowering::waitBulkCopies(Value stage, Value parity) {
-  NVVMTargetInfo target(b, loc);
-  Value bar = bulkAddress(0, arith::MulIOp::create(b, loc, stage, constI64(8)));
-  target.mbarrierWait(bar, parity);
+  StageWaitOp::create(b, loc, bulkSymbol(),
+                      arith::MulIOp::create(b, loc, stage, constI64(8)),
+                      parity);
   bulkReadOffset = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, stage, constI64(bulkStageBytes)),
       constI64(kBulkBuffersOffset));
@@ -1460,34 +1448,24 @@ Value RowKernelLowering::perRowAddress(const LoweredArg &arg) {
 
 Value RowKernelLowering::predicatedLoad(Value predicate, Type type,
                                         Value address, unsigned alignment) {
-  if (!predicate)
-    return LLVM::LoadOp::create(b, loc, type, address, alignment);
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, predicate,
-                                /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    Value loaded = LLVM::LoadOp::create(b, loc, type, address, alignment);
-    scf::YieldOp::create(b, loc, loaded);
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    Value zero = arith::ConstantOp::create(
-        b, loc, cast<TypedAttr>(b.getZeroAttr(type)));
-    scf::YieldOp::create(b, loc, zero);
-  }
-  return ifOp.getResult(0);
+  return CopyOp::create(b, loc, type,
+                        CopyAtomAttr::get(b.getContext(), CopyAtom::Vector),
+                        ValueRange{address}, predicate,
+                        b.getI64IntegerAttr(alignment))
+      .getResult();
 }
 
 void RowKernelLowering::predicatedStore(Value predicate, Value value,
                                         Value address, unsigned alignment) {
-  if (!predicate) {
-    LLVM::StoreOp::create(b, loc, value, address, alignment);
-    return;
-  }
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, predicate,
-                                /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  LLVM::StoreOp::create(b, loc, value, address, alignment);
+  CopyOp::create(b, loc, Type(),
+                 CopyAtomAttr::get(b.getContext(), CopyAtom::Vector),
+                 ValueRange{value, address}, predicate,
+                 b.getI64IntegerAttr(alignment));
+}
+
+void RowKernelLowering::asyncCopy(CopyAtom atom, ValueRange operands) {
+  CopyOp::create(b, loc, Type(), CopyAtomAttr::get(b.getContext(), atom),
+                 operands, Value(), IntegerAttr());
 }
 
 FailureOr<LoweredArg> RowKernelLowering::argFor(Value memref,
@@ -1557,22 +1535,6 @@ LogicalResult RowKernelLowering::lowerStore(StoreOp op) {
   return success();
 }
 
-Value RowKernelLowering::combine(CombiningKind kind, Value a, Value c) {
-  bool isFloat = isa<FloatType>(a.getType());
-  switch (kind) {
-  case CombiningKind::Add:
-    return isFloat ? Value(arith::AddFOp::create(b, loc, a, c))
-                   : Value(arith::AddIOp::create(b, loc, a, c));
-  case CombiningKind::Max:
-    return isFloat ? Value(arith::MaximumFOp::create(b, loc, a, c))
-                   : Value(arith::MaxSIOp::create(b, loc, a, c));
-  case CombiningKind::Min:
-    return isFloat ? Value(arith::MinimumFOp::create(b, loc, a, c))
-                   : Value(arith::MinSIOp::create(b, loc, a, c));
-  }
-  llvm_unreachable("unknown combining kind");
-}
-
 FailureOr<Value> RowKernelLowering::identity(CombiningKind kind, Type type) {
   TypedAttr attr;
   if (auto floatType = dyn_cast<FloatType>(type)) {
@@ -1605,6 +1567,19 @@ FailureOr<Value> RowKernelLowering::identity(CombiningKind kind, Type type) {
   return Value(arith::ConstantOp::create(b, loc, attr));
 }
 
+/// The exchange's term of a plain reduction.
+static ReductionTerm termOf(CombiningKind kind) {
+  switch (kind) {
+  case CombiningKind::Add:
+    return ReductionTerm::Add;
+  case CombiningKind::Max:
+    return ReductionTerm::Max;
+  case CombiningKind::Min:
+    return ReductionTerm::Min;
+  }
+  llvm_unreachable("unknown combining kind");
+}
+
 FailureOr<RowKernelLowering::PendingReduction>
 RowKernelLowering::beginReduction(Operation *op) {
   Value input = op->getOperand(0);
@@ -1621,7 +1596,7 @@ RowKernelLowering::beginReduction(Operation *op) {
     if (failed(ident))
       return failure();
     return PendingReduction{
-        op, Term{reduce.getKind()},
+        op, termOf(reduce.getKind()),
         {reduceInThread(reduce.getKind(), *frags, *ident)}};
   }
   if (isa<ArgMaxOp>(op)) {
@@ -1655,9 +1630,7 @@ RowKernelLowering::beginReduction(Operation *op) {
         bestColumn = arith::SelectOp::create(b, loc, hit, column, bestColumn);
       }
     }
-    Term term;
-    term.argmax = true;
-    return PendingReduction{op, term, {best, bestColumn}};
+    return PendingReduction{op, ReductionTerm::ArgMax, {best, bestColumn}};
   }
   // A logsumexp is one exchange of the online pair: each thread takes the
   // maximum m of its own elements and the sum of exp(x - m) over them (a
@@ -1677,18 +1650,17 @@ RowKernelLowering::beginReduction(Operation *op) {
     exps.push_back(math::ExpOp::create(
         b, loc, arith::SubFOp::create(b, loc, frag, shiftFrag)));
   Value sum = reduceInThread(CombiningKind::Add, exps, zero);
-  return PendingReduction{op, Term{CombiningKind::Max, /*online=*/true},
-                          {max, sum}};
+  return PendingReduction{op, ReductionTerm::LogSumExp, {max, sum}};
 }
 
 void RowKernelLowering::finishReduction(const PendingReduction &pending,
                                         ArrayRef<Value> combined) {
-  if (pending.term.argmax) {
+  if (pending.term == ReductionTerm::ArgMax) {
     scalars.map(pending.op->getResult(0),
                 arith::ExtUIOp::create(b, loc, b.getI64Type(), combined[1]));
     return;
   }
-  if (!pending.term.online) {
+  if (pending.term != ReductionTerm::LogSumExp) {
     scalars.map(pending.op->getResult(0), combined[0]);
     return;
   }
@@ -1702,7 +1674,7 @@ void RowKernelLowering::finishReduction(const PendingReduction &pending,
 LogicalResult
 RowKernelLowering::lowerReductions(ArrayRef<Operation *> group) {
   SmallVector<PendingReduction> pending;
-  SmallVector<Term> terms;
+  SmallVector<ReductionTerm> terms;
   SmallVector<Value> partials;
   for (Operation *op : group) {
     FailureOr<PendingReduction> p = beginReduction(op);
@@ -1716,8 +1688,9 @@ RowKernelLowering::lowerReductions(ArrayRef<Operation *> group) {
   ++phase;
   size_t next = 0;
   for (const PendingReduction &p : pending) {
-    finishReduction(p, ArrayRef(combined).slice(next, p.term.width()));
-    next += p.term.width();
+    int64_t width = AllReduceOp::getTermWidth(p.term);
+    finishReduction(p, ArrayRef(combined).slice(next, width));
+    next += width;
   }
   return success();
 }
@@ -1750,96 +1723,29 @@ Value RowKernelLowering::reduceInThread(CombiningKind kind,
   return acc;
 }
 
-Value RowKernelLowering::onlineShift(Value max) {
-  Type f32 = b.getF32Type();
-  Value negInf = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(f32, -std::numeric_limits<double>::infinity()));
-  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, 0.0));
-  Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
-                                      negInf);
-  return arith::SelectOp::create(b, loc, empty, zero, max);
-}
-
-Value RowKernelLowering::argmaxBeats(Value v, Value i, Value w, Value j) {
-  Value greater =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, v, w);
-  Value equal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, w);
-  Value earlier = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, j);
-  // Both numbers (OGT and OEQ are false when either is NaN).
-  Value asNumbers = arith::OrIOp::create(
-      b, loc, greater, arith::AndIOp::create(b, loc, equal, earlier));
-  // v is NaN: it beats a number, and an earlier NaN.
-  Value vNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
-  Value wNumber =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, w, w);
-  Value asNaN = arith::OrIOp::create(b, loc, wNumber, earlier);
-  return arith::SelectOp::create(b, loc, vNaN, asNaN, asNumbers);
-}
-
-SmallVector<Value> RowKernelLowering::butterfly(ArrayRef<Term> terms,
-                                                SmallVector<Value> acc,
-                                                int64_t lanes) {
-  NVVMTargetInfo target(b, loc);
-  auto steps = [&](SmallVector<Value> &values, ArrayRef<CombiningKind> kinds) {
-    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2)
-      for (auto [v, kind] : llvm::zip(values, kinds))
-        v = combine(kind, v, target.shuffleXor(v, offset));
-  };
-  // Where each term's values start in acc.
-  SmallVector<size_t> start;
-  for (size_t i = 0, t = 0; t < terms.size(); i += terms[t++].width())
-    start.push_back(i);
-  SmallVector<Value> out(acc);
-  // First every plain value and every online maximum...
-  SmallVector<Value> first;
-  SmallVector<CombiningKind> kinds;
-  SmallVector<size_t> termOf;
-  for (size_t t = 0; t < terms.size(); ++t) {
-    if (terms[t].argmax)
-      continue;
-    first.push_back(acc[start[t]]);
-    kinds.push_back(terms[t].online ? CombiningKind::Max : terms[t].kind);
-    termOf.push_back(t);
+SmallVector<Value> RowKernelLowering::allReduce(ArrayRef<ReductionTerm> terms,
+                                               ValueRange acc,
+                                               ReduceScope scope,
+                                               int64_t lanes) {
+  SmallVector<int32_t> kinds;
+  for (ReductionTerm term : terms)
+    kinds.push_back(static_cast<int32_t>(term));
+  FlatSymbolRefAttr smem;
+  IntegerAttr scratch, groups;
+  if (scope == ReduceScope::Block) {
+    // Slots [row][warp][value], 4 bytes each.
+    int64_t warps = lanes / kWarpSize;
+    int64_t bytes = config.rowsPerCta * warps * acc.size() * 4;
+    smem = FlatSymbolRefAttr::get(sharedGlobal.getSymNameAttr());
+    scratch = b.getI64IntegerAttr(sharedCursor);
+    groups = b.getI64IntegerAttr(config.rowsPerCta);
+    sharedCursor += bytes;
   }
-  SmallVector<Value> ownMax(first);
-  steps(first, kinds);
-  for (auto [j, t] : llvm::enumerate(termOf))
-    out[start[t]] = first[j];
-  // ...then each online sum, rescaled from the lane's own maximum m to the
-  // group's M: s * e^(m - M), with M taken as 0 where it is -inf (then every
-  // m is -inf and every s is 0), so that no -inf - -inf makes a NaN.
-  SmallVector<Value> sums;
-  SmallVector<size_t> sumAt;
-  for (auto [j, t] : llvm::enumerate(termOf)) {
-    if (!terms[t].online)
-      continue;
-    Value shift = onlineShift(first[j]);
-    Value scale = math::ExpOp::create(
-        b, loc, arith::SubFOp::create(b, loc, ownMax[j], shift));
-    sums.push_back(arith::MulFOp::create(b, loc, acc[start[t] + 1], scale));
-    sumAt.push_back(start[t] + 1);
-  }
-  steps(sums, SmallVector<CombiningKind>(sums.size(), CombiningKind::Add));
-  for (auto [k, at] : llvm::enumerate(sumAt))
-    out[at] = sums[k];
-  // Argmax pairs: each step keeps the better of the lane's pair and its
-  // partner's. The order is total (columns differ, or the pairs are equal),
-  // so every lane ends with the same bits.
-  for (size_t t = 0; t < terms.size(); ++t) {
-    if (!terms[t].argmax)
-      continue;
-    Value v = acc[start[t]], i = acc[start[t] + 1];
-    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
-      Value w = target.shuffleXor(v, offset);
-      Value j = target.shuffleXor(i, offset);
-      Value beats = argmaxBeats(w, j, v, i);
-      v = arith::SelectOp::create(b, loc, beats, w, v);
-      i = arith::SelectOp::create(b, loc, beats, j, i);
-    }
-    out[start[t]] = v;
-    out[start[t] + 1] = i;
-  }
-  return out;
+  auto op = AllReduceOp::create(
+      b, loc, ReduceScopeAttr::get(b.getContext(), scope),
+      b.getI64IntegerAttr(lanes), b.getDenseI32ArrayAttr(kinds), acc, smem,
+      scratch, groups);
+  return SmallVector<Value>(op.getResults());
 }
 
 Value RowKernelLowering::laneSlot(int64_t groups) {
@@ -1847,64 +1753,26 @@ Value RowKernelLowering::laneSlot(int64_t groups) {
   return arith::AndIOp::create(b, loc, lane, constI32(groups - 1));
 }
 
-SmallVector<Value> RowKernelLowering::exchange(ArrayRef<Term> terms,
-                                               SmallVector<Value> acc) {
-  int64_t width = acc.size();
-  // 1. Across the row's lanes of a warp: a butterfly, after which every lane
-  // holds the same bits (each step combines the same two values, and each
-  // combination is symmetric in its operands).
-  acc = butterfly(terms, acc, std::min<int64_t>(config.threadsPerRow,
-                                                kWarpSize));
+SmallVector<Value>
+RowKernelLowering::exchange(ArrayRef<ReductionTerm> terms,
+                            SmallVector<Value> acc) {
+  // 1. Across the row's threads of the CTA: a butterfly in its warp, or,
+  // when the row spans several warps, in each warp and then across them
+  // through shared memory behind a barrier.
+  int64_t lanes = config.threadsPerRow;
+  if (lanes > kWarpSize)
+    acc = allReduce(terms, acc, ReduceScope::Block, lanes);
+  else if (lanes > 1)
+    acc = allReduce(terms, acc, ReduceScope::Warp, lanes);
 
-  // 2. Across the row's warps: lane 0 of each warp writes its values to
-  // shared memory, a barrier, then lane j of every warp reads warp
-  // j mod W's values and a butterfly over W lanes combines them, so every
-  // thread ends with the same bits at the cost of one load and log2(W)
-  // shuffles per value (and one exp per online term).
-  int64_t warpsPerRow = config.threadsPerRow / kWarpSize;
-  if (warpsPerRow > 1) {
-    int64_t slotBytes = config.rowsPerCta * warpsPerRow * width * 4;
-    int64_t base = sharedCursor;
-    sharedCursor += slotBytes;
-    Type smemPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
-    Value smem = LLVM::AddressOfOp::create(b, loc, sharedGlobal);
-    Value lane = arith::AndIOp::create(b, loc, tid, constI32(kWarpSize - 1));
-    Value warpInRow = arith::ShRUIOp::create(b, loc, tidInRow, constI32(5));
-    // Slots [row][warp][value], 4 bytes each.
-    Value rowSlot = arith::MulIOp::create(b, loc, rowInCta,
-                                          constI32(warpsPerRow * width));
-    Value rowBase = arith::AddIOp::create(b, loc, rowSlot,
-                                          constI32(base / 4));
-    auto slot = [&](Value warp, int64_t j, Type type) {
-      Value index = arith::AddIOp::create(
-          b, loc, rowBase,
-          arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, warp, constI32(width)),
-              constI32(j)));
-      return LLVM::GEPOp::create(b, loc, smemPtr, type, smem,
-                                 ValueRange{index});
-    };
-    Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           lane, constI32(0));
-    for (auto [j, v] : llvm::enumerate(acc))
-      predicatedStore(isLeader, v, slot(warpInRow, j, v.getType()), 4);
-    NVVMTargetInfo(b, loc).barrier();
-    Value source = laneSlot(warpsPerRow);
-    SmallVector<Value> part;
-    for (auto [j, v] : llvm::enumerate(acc))
-      part.push_back(LLVM::LoadOp::create(b, loc, v.getType(),
-                                          slot(source, j, v.getType()), 4));
-    acc = butterfly(terms, part, warpsPerRow);
-  }
-
-  // 3. Across the CTAs of the row's cluster.
+  // 2. Across the CTAs of the row's cluster.
   if (config.clusterSize > 1)
     acc = reduceAcrossCluster(terms, acc);
   return acc;
 }
 
 SmallVector<Value>
-RowKernelLowering::reduceAcrossCluster(ArrayRef<Term> terms,
+RowKernelLowering::reduceAcrossCluster(ArrayRef<ReductionTerm> terms,
                                        ArrayRef<Value> partial) {
   int64_t clusterSize = config.clusterSize;
   int64_t round = clusterRound++;
@@ -1923,7 +1791,7 @@ RowKernelLowering::reduceAcrossCluster(ArrayRef<Term> terms,
       b, loc, sharedGlobal.getSymName(), clusterBarrierOffset + 8 * round,
       slots, parity, laneSlot(clusterSize), partial, clusterSize,
       config.ctaThreads());
-  return butterfly(terms, SmallVector<Value>(exchange.getResults()),
+  return allReduce(terms, exchange.getResults(), ReduceScope::Warp,
                    clusterSize);
 }
 

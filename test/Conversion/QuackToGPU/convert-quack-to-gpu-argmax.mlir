@@ -1,4 +1,5 @@
-// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
+// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-allreduce-to-nvvm --convert-quack-copy-to-nvvm | FileCheck %s
+// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu | FileCheck %s --check-prefix=OP
 
 // An argmax is one exchange of the (value, column) pair. A row of 4096 f32
 // over 512 threads: each thread takes the NaN-propagating maximum of its 2
@@ -35,6 +36,9 @@
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c8_i32{{.*}} : i32 -> i32
 // CHECK: %[[IDX:.*]] = arith.extui %{{.*}} : i32 to i64
 // CHECK: llvm.store %[[IDX]], %{{.*}} : i64, !llvm.ptr<1>
+// convert-quack-to-gpu itself emits one block allreduce of the pair (OP).
+// OP-LABEL: gpu.module @am
+// OP: quack.allreduce block lanes 512 [argmax] (%{{.*}}, %{{.*}}) scratch @__quack_smem_am[0] {groups = 1 : i64} : f32, i32
 quack.kernel @am(%x: memref<?x4096xf32> {quack.name = "x"},
                  %i: memref<?xi64> {quack.name = "i", quack.role = "output"}) {
   %xr = quack.load %x : memref<?x4096xf32> -> vector<4096xf32>
@@ -52,6 +56,9 @@ quack.kernel @am(%x: memref<?x4096xf32> {quack.name = "x"},
 // CHECK: quack.cluster.barrier_init @__quack_smem_am_cluster barriers [0] expect_tx [32]
 // CHECK: quack.cluster.exchange {{.*}} ({{.*}}, {{.*}}) {cluster_size = 4 : i64, cta_threads = 512 : i64} : f32, i32
 // CHECK: arith.extui %{{.*}} : i32 to i64
+// OP-LABEL: gpu.module @am_cluster
+// OP: quack.cluster.exchange
+// OP: quack.allreduce warp lanes 4 [argmax] (%{{.*}}, %{{.*}}) : f32, i32
 quack.kernel @am_cluster(%x: memref<?x65536xbf16> {quack.name = "x"},
                          %i: memref<?xi64> {quack.name = "i", quack.role = "output"}) {
   %xr = quack.load %x : memref<?x65536xbf16> -> vector<65536xbf16>

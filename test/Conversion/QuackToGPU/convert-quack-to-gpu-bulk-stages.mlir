@@ -1,4 +1,4 @@
-// RUN: quack-opt %s --quack-select-config="copy=1 stages=3" --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
+// RUN: quack-opt %s --quack-select-config="copy=1 stages=3" --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-copy-to-nvvm | FileCheck %s
 // RUN: not quack-opt %s --quack-select-config="copy=0 stages=3" 2>&1 | FileCheck %s --check-prefix=NOBULK
 // RUN: not quack-opt %s --quack-select-config="copy=1 stages=9" 2>&1 | FileCheck %s --check-prefix=RANGE
 

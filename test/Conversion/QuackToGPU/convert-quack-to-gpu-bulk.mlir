@@ -1,4 +1,5 @@
-// RUN: quack-opt %s --split-input-file --quack-select-config=copy=1 --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
+// RUN: quack-opt %s --split-input-file --quack-select-config=copy=1 --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-allreduce-to-nvvm --convert-quack-copy-to-nvvm | FileCheck %s
+// RUN: quack-opt %s --split-input-file --quack-select-config=copy=1 --convert-quack-to-gpu | FileCheck %s --check-prefix=OP
 
 // copy=bulk on the CTA-level path (bf16, N = 1024: two rows of 64 threads
 // per CTA). The buffers live in dynamic shared memory (a declaration of no
@@ -7,25 +8,38 @@
 // initialises the mbarrier, expects the bytes of the rows inside M, and
 // copies each such row with one cp.async.bulk; every thread waits for
 // phase 0 and reads its vectors from the buffer, zero past M.
+// Before lowering (OP): the staging protocol's ops, each row's slice one
+// quack.copy with the bulk atom in the fill, completing on its mbarrier.
+// OP-LABEL: gpu.module @scale
+// OP: quack.stage.init @__quack_bulk_scale barriers [0]
+// OP: quack.stage.fill @__quack_bulk_scale barrier %{{.*}} bytes %{{.*}} {
+// OP-NEXT: ^bb0(%[[BAR:.*]]: !llvm.ptr<3>):
+// OP: quack.copy <bulk> %{{.*}}, %{{.*}}, %{{.*}}, %[[BAR]] : (!llvm.ptr<3>, !llvm.ptr<1>, i32, !llvm.ptr<3>) -> ()
+// OP: quack.copy <bulk> %{{.*}}, %{{.*}}, %{{.*}}, %[[BAR]]
+// OP: quack.stage.wait @__quack_bulk_scale barrier %{{.*}} parity %{{.*}}
 // CHECK-LABEL: gpu.module @scale
 // CHECK: llvm.mlir.global external @__quack_bulk_scale() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
 // CHECK: gpu.func @scale(
 // CHECK-SAME: copy = "bulk"
 // CHECK-SAME: quack.dynamic_shared_bytes = 4224 : i64
+// quack.stage.init: thread 0 initialises the mbarrier; a CTA barrier.
+// CHECK: nvvm.read.ptx.sreg.tid.x
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : i32
 // CHECK: scf.if %[[FIRST]] {
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}} : !llvm.ptr<3>, i32
 // CHECK-NEXT: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
-// CHECK: scf.if
-// CHECK-NEXT: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
+// The bytes of the rows inside M, then quack.stage.fill: in thread 0, the
+// async-proxy fence, the arm, the copies.
 // CHECK: %[[R0:.*]] = arith.cmpi slt, %{{.*}}, %arg0 : i64
 // CHECK: %[[B0:.*]] = arith.select %[[R0]], %{{.*}}, %{{.*}} : i64
 // CHECK: %[[R1:.*]] = arith.cmpi slt, %{{.*}}, %arg0 : i64
 // CHECK: %[[B1:.*]] = arith.select %[[R1]], %{{.*}}, %{{.*}} : i64
 // CHECK: %[[BYTES:.*]] = arith.addi %{{.*}}, %[[B1]] : i64
 // CHECK: %[[TX:.*]] = arith.trunci %[[BYTES]] : i64 to i32
+// CHECK: scf.if
+// CHECK-NEXT: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %[[TX]] : !llvm.ptr<3>, i32
 // CHECK: scf.if %[[R0]] {
 // CHECK: llvm.inline_asm has_side_effects "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];"

@@ -1,5 +1,5 @@
-// RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
-// RUN: quack-opt %s --quack-select-config=prefetch=1 --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s --check-prefix=LOOP
+// RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-allreduce-to-nvvm --convert-quack-copy-to-nvvm | FileCheck %s
+// RUN: quack-opt %s --quack-select-config=prefetch=1 --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-allreduce-to-nvvm --convert-quack-copy-to-nvvm | FileCheck %s --check-prefix=LOOP
 
 // With prefetch forced, a kernel without sums over rows loops over row
 // groups on a persistent grid (no workspace, no finishing entry point) and

@@ -1,4 +1,4 @@
-// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu | FileCheck %s
+// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu --convert-quack-copy-to-nvvm | FileCheck %s
 
 // CHECK-LABEL: gpu.func @ce
 // A gather reads x[row, t] only when 0 <= t < N (and the row exists);

@@ -1,4 +1,5 @@
-// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
+// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-allreduce-to-nvvm | FileCheck %s
+// RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu | FileCheck %s --check-prefix=OP
 
 // A logsumexp is one exchange of the online pair (max, sum of exp(x - max)):
 // a row of 4096 f32 over 512 threads, 16 warps.
@@ -37,6 +38,10 @@
 // CHECK: math.log
 // CHECK: arith.addf
 // CHECK: gpu.return
+// convert-quack-to-gpu itself emits the pair's exchange as one block
+// allreduce (OP), lowered above by convert-quack-allreduce-to-nvvm.
+// OP-LABEL: gpu.module @lse
+// OP: quack.allreduce block lanes 512 [logsumexp] (%{{.*}}, %{{.*}}) scratch @__quack_smem_lse[0] {groups = 1 : i64} : f32, f32
 quack.kernel @lse(%x: memref<?x4096xf32> {quack.name = "x"},
                   %out: memref<?xf32> {quack.name = "out", quack.role = "output"}) {
   %row = quack.load %x : memref<?x4096xf32> -> vector<4096xf32>
@@ -57,6 +62,10 @@ quack.kernel @lse(%x: memref<?x4096xf32> {quack.name = "x"},
 // CHECK-NOT: quack.cluster.exchange
 // CHECK: math.log
 // CHECK: gpu.return
+// OP-LABEL: gpu.module @lse_cluster
+// OP: %[[CTA:.*]]:2 = quack.allreduce block lanes 512 [logsumexp] (%{{.*}}, %{{.*}}) scratch @__quack_smem_lse_cluster[8] {groups = 1 : i64} : f32, f32
+// OP: %[[ALL:.*]]:2 = quack.cluster.exchange {{.*}} (%[[CTA]]#0, %[[CTA]]#1)
+// OP: quack.allreduce warp lanes 4 [logsumexp] (%[[ALL]]#0, %[[ALL]]#1) : f32, f32
 quack.kernel @lse_cluster(%x: memref<?x65536xbf16> {quack.name = "x"},
                           %out: memref<?xf32> {quack.name = "out", quack.role = "output"}) {
   %row = quack.load %x : memref<?x65536xbf16> -> vector<65536xbf16>
@@ -82,6 +91,9 @@ quack.kernel @lse_cluster(%x: memref<?x65536xbf16> {quack.name = "x"},
 // CHECK-NOT: gpu.barrier
 // CHECK: math.log
 // CHECK: gpu.return
+// OP-LABEL: gpu.module @grouped
+// OP: quack.allreduce block lanes 512 [add, logsumexp] (%{{.*}}, %{{.*}}, %{{.*}}) scratch @__quack_smem_grouped[0] {groups = 1 : i64} : f32, f32, f32
+// OP-NOT: quack.allreduce
 quack.kernel @grouped(%x: memref<?x4096xf32> {quack.name = "x"},
                       %out: memref<?xf32> {quack.name = "out", quack.role = "output"}) {
   %row = quack.load %x : memref<?x4096xf32> -> vector<4096xf32>

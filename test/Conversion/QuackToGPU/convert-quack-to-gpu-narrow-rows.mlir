@@ -11,7 +11,7 @@
 // CHECK: arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
 // CHECK-NOT: llvm.inline_asm
 // CHECK: vector.reduction <add>
-// CHECK: gpu.barrier
+// CHECK: quack.allreduce block
 // Phase 1: x again (selectors 0x1046 / 0x3246), d = x - mu, the sum of d * d.
 // CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x1046;", "=r,r,r"
 // CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x3246;", "=r,r,r"
@@ -19,7 +19,7 @@
 // CHECK: arith.subf
 // CHECK: arith.mulf
 // CHECK: vector.reduction <add>
-// CHECK: gpu.barrier
+// CHECK: quack.allreduce block
 // Phase 2: x (0x1047 / 0x3247) and d once more, then y = d * r.
 // CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x1047;", "=r,r,r"
 // CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x3247;", "=r,r,r"
@@ -53,7 +53,7 @@ quack.kernel @center(%x: memref<?x4096xbf16> {quack.name = "x"},
 // CHECK: arith.extf %{{.*}} : vector<4xf16> to vector<4xf32>
 // CHECK: math.exp
 // CHECK: vector.reduction <add>
-// CHECK: gpu.barrier
+// CHECK: quack.allreduce block
 // CHECK-NOT: math.exp
 // CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1;", "=r,r"
 // CHECK: arith.extf %{{.*}} : vector<4xf16> to vector<4xf32>

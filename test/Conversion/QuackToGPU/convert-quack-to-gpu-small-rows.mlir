@@ -10,7 +10,7 @@
 // CHECK: arith.cmpi ult, %{{.*}}, %c7_i64 : i64
 // CHECK: vector.reduction <maximumf>
 // CHECK: arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
+// CHECK: quack.allreduce warp lanes 2 [max] (%{{.*}}) : f32
 // CHECK-NOT: nvvm.shfl.sync
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return

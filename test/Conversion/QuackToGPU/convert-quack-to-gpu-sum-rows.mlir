@@ -1,5 +1,5 @@
-// RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
-// RUN: quack-opt %s --quack-select-config=prefetch=0 --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s --check-prefix=NOPRE
+// RUN: quack-opt %s --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-allreduce-to-nvvm --convert-quack-copy-to-nvvm | FileCheck %s
+// RUN: quack-opt %s --quack-select-config=prefetch=0 --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-allreduce-to-nvvm --convert-quack-copy-to-nvvm | FileCheck %s --check-prefix=NOPRE
 
 // A sum over rows: the grid is persistent, each CTA loops over row groups
 // from ctaid.x in steps of nctaid.x carrying one f32 partial per element it

@@ -1,4 +1,4 @@
-// RUN: quack-opt %s --quack-select-config="copy=2 threads-per-row=128 rows-per-cta=2" --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
+// RUN: quack-opt %s --quack-select-config="copy=2 threads-per-row=128 rows-per-cta=2" --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-copy-to-nvvm | FileCheck %s
 
 // Tensor copies where a slice takes several boxes: bf16, N = 3000 = 8 x 375,
 // two rows of 128 threads x 3 vectors of 8 per CTA (a slice of 3072
@@ -12,9 +12,11 @@
 // CHECK-LABEL: gpu.module @boxed
 // CHECK: quack.dynamic_shared_bytes = 12416 : i64
 // CHECK-SAME: quack.tensor_maps = [{box = array<i64: 8, 192, 2>, columns = 3000 : i64, dtype = "bf16", of = "arg0"}]
-// CHECK: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
+// CHECK: nvvm.mbarrier.init
+// CHECK: gpu.barrier
 // CHECK: %[[VALID:.*]] = arith.cmpi slt, %{{.*}}, %arg0 : i64
 // CHECK: arith.muli %c2_i64{{.*}}, %c6144_i64{{.*}} : i64
+// CHECK: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: scf.if %[[VALID]] {
 // CHECK: scf.for %[[J:.*]] = %{{.*}} to %c2_i64{{.*}} step

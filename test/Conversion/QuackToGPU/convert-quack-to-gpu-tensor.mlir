@@ -1,4 +1,5 @@
-// RUN: quack-opt %s --split-input-file --quack-select-config=copy=2 --convert-quack-to-gpu --quack-verify-cluster-protocol | FileCheck %s
+// RUN: quack-opt %s --split-input-file --quack-select-config=copy=2 --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-copy-to-nvvm | FileCheck %s
+// RUN: quack-opt %s --split-input-file --quack-select-config=copy=2 --convert-quack-to-gpu | FileCheck %s --check-prefix=OP
 
 // copy=tensor on the CTA-level path (bf16, N = 1024: two rows of 64 threads
 // per CTA, a slice of 1024 columns). The staging is bulk copies' (one
@@ -11,6 +12,10 @@
 // zeros and counts them) and issues one cp.async.bulk.tensor at coordinates
 // (0, 0, the group's first row) into the buffer at byte 128. Rows land one
 // after the other, so a thread reads column c of row r at r * 1024 + c.
+// The box is one quack.copy with the tensor atom (OP), its map the
+// kernel's parameter, lowered by convert-quack-copy-to-nvvm.
+// OP-LABEL: gpu.module @scale
+// OP: quack.copy <tensor> %{{.*}}, %arg{{[0-9]+}}, %c0_i32{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (!llvm.ptr<3>, !llvm.ptr, i32, i32, i32, !llvm.ptr<3>) -> ()
 // CHECK-LABEL: gpu.module @scale
 // CHECK: gpu.func @scale(%{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %[[MAP:.*]]: !llvm.ptr) kernel
 // CHECK-SAME: copy = "tensor"
@@ -18,15 +23,15 @@
 // CHECK-SAME: quack.tensor_map_args = array<i64: 5>
 // CHECK-SAME: quack.tensor_maps = [{box = array<i64: 256, 4, 2>, columns = 1024 : i64, dtype = "bf16", of = "arg0"}]
 // CHECK: nvvm.mbarrier.init
-// CHECK: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
 // CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c2_i64{{.*}} : i64
 // CHECK: %[[VALID:.*]] = arith.cmpi slt, %[[FIRST]], %arg0 : i64
 // CHECK: %[[BYTES:.*]] = arith.muli %c1_i64{{.*}}, %c4096_i64{{.*}} : i64
 // CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[BYTES]] : i64
 // CHECK: %[[ALL:.*]] = arith.select %[[VALID]], %[[SUM]], %{{.*}} : i64
-// CHECK: %[[TX:.*]] = arith.trunci %[[ALL]] : i64 to i32
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %[[TX]] : !llvm.ptr<3>, i32
 // CHECK: %[[ROW32:.*]] = arith.trunci %[[FIRST]] : i64 to i32
+// CHECK: %[[TX:.*]] = arith.trunci %[[ALL]] : i64 to i32
+// CHECK: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %[[TX]] : !llvm.ptr<3>, i32
 // CHECK: scf.if %[[VALID]] {
 // CHECK: %[[GROUP:.*]] = arith.divui %{{.*}}, %c256_i64 : i64
 // CHECK: %[[GROUP32:.*]] = arith.trunci %[[GROUP]] : i64 to i32
@@ -62,7 +67,7 @@ quack.kernel @scale(%x: memref<?x1024xbf16, strided<[?, 1]>>,
 // CHECK-LABEL: gpu.module @sum
 // CHECK: quack.tensor_maps = [{box = array<i64: 32, 192, 1>, columns = 20000 : i64, dtype = "f32", of = "arg0"}]
 // CHECK: %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank
-// CHECK: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
+// CHECK: nvvm.mbarrier.init
 // CHECK: %[[RANK64:.*]] = arith.extui %[[RANK]] : i32 to i64
 // CHECK: %[[START:.*]] = arith.muli %[[RANK64]], %c6144_i64{{.*}} : i64
 // CHECK: arith.cmpi slt, %{{.*}}, %arg0 : i64
@@ -72,6 +77,7 @@ quack.kernel @scale(%x: memref<?x1024xbf16, strided<[?, 1]>>,
 // CHECK: %[[CEIL:.*]] = arith.divui %[[UP]], %c6144_i64{{.*}} : i64
 // CHECK: %[[COUNT:.*]] = arith.minsi %[[CEIL]], %c1_i64{{.*}} : i64
 // CHECK: arith.muli %[[COUNT]], %c24576_i64{{.*}} : i64
+// CHECK: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: %[[ANY:.*]] = arith.cmpi sgt, %[[COUNT]], %c0_i64{{.*}} : i64
 // CHECK: scf.if %[[ANY]] {

@@ -1,4 +1,5 @@
-// RUN: quack-opt %s --quack-select-config="threads-per-row=128" --convert-quack-to-gpu | FileCheck %s
+// RUN: quack-opt %s --quack-select-config="threads-per-row=128" --convert-quack-to-gpu --convert-quack-copy-to-nvvm | FileCheck %s
+// RUN: quack-opt %s --quack-select-config="threads-per-row=128" --convert-quack-to-gpu | FileCheck %s --check-prefix=OP
 
 // A row of 4096 bf16 spread over 128 threads (forced), 4 vectors of 8 each.
 // CHECK-LABEL: gpu.module @rmsnorm
@@ -19,27 +20,24 @@
 // CHECK: scf.if %[[VALID]] -> (vector<8xbf16>)
 // CHECK-NEXT: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
 // CHECK-COUNT-4: vector.reduction <add>
-// The warp butterfly: offsets 16, 8, 4, 2, 1.
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c8_i32
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c4_i32
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c2_i32
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
-// Then lane 0 of each warp publishes its partial, a barrier; lane j reads
-// warp j mod 4's partial (one load) and a 4-lane butterfly combines them.
-// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
-// CHECK: gpu.barrier
-// CHECK: arith.andi %{{.*}}, %c3_i32 : i32
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
-// CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3>
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c2_i32
-// CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c1_i32
+// The row's 128 threads combine their partials in one block allreduce
+// (lowered by convert-quack-allreduce-to-nvvm), its scratch the 4 warps' slots.
+// CHECK: quack.allreduce block lanes 128 [add] (%{{.*}}) scratch @__quack_smem_rmsnorm[0] {groups = 1 : i64} : f32
 // CHECK-NOT: nvvm.shfl.sync
+// CHECK-NOT: gpu.barrier
 // CHECK: math.rsqrt
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<1>
 // The per-row output is written by the first thread of the row only.
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
 // CHECK: gpu.return
+// convert-quack-to-gpu itself emits each access as a thread-level
+// quack.copy with the vector atom (OP), predicated on the row bound (and
+// the N tail where N leaves one), lowered above by
+// convert-quack-copy-to-nvvm.
+// OP: quack.copy <vector> %{{.*}} if %{{.*}} {alignment = 16 : i64} : (!llvm.ptr<1>) -> vector<8xbf16>
+// OP: quack.allreduce block
+// OP: quack.copy <vector> %{{.*}}, %{{.*}} if %{{.*}} {alignment = 16 : i64} : (vector<8xbf16>, !llvm.ptr<1>) -> ()
+// OP: quack.copy <vector> %{{.*}}, %{{.*}} if %{{.*}} {alignment = 4 : i64} : (f32, !llvm.ptr<1>) -> ()
 quack.kernel @rmsnorm(%x: memref<?x4096xbf16, strided<[?, 1]>> {quack.name = "x", quack.role = "input"},
                       %w: memref<4096xbf16> {quack.name = "w"},
                       %eps: f32 {quack.name = "eps"},

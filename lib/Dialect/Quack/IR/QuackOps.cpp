@@ -260,5 +260,13 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+// Custom directives of the thread-level ops (QuackThreadOps.cpp).
+namespace mlir::quack {
+ParseResult parseScope(OpAsmParser &parser, ReduceScopeAttr &scope);
+void printScope(OpAsmPrinter &printer, Operation *op, ReduceScopeAttr scope);
+ParseResult parseTerms(OpAsmParser &parser, DenseI32ArrayAttr &terms);
+void printTerms(OpAsmPrinter &printer, Operation *op, DenseI32ArrayAttr terms);
+} // namespace mlir::quack
+
 #define GET_OP_CLASSES
 #include "quack/Dialect/Quack/IR/QuackOps.cpp.inc"

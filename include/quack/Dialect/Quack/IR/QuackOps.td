@@ -253,5 +253,7 @@ def Quack_SumRowsOp : Quack_Op<"sum_rows", [MemoryEffects<[MemWrite]>]> {
 
 include "quack/Dialect/Quack/IR/QuackLayoutOps.td"
 include "quack/Dialect/Quack/IR/QuackClusterOps.td"
+include "quack/Dialect/Quack/IR/QuackThreadOps.td"
+include "quack/Dialect/Quack/IR/QuackStageOps.td"
 
 #endif // QUACK_DIALECT_QUACK_IR_QUACKOPS_TD

@@ -164,6 +164,32 @@ def QuackScheduleLoads : Pass<"quack-schedule-loads", "::mlir::ModuleOp"> {
   }];
 }
 
+def QuackVerifyStaging : Pass<"quack-verify-staging", "::mlir::ModuleOp"> {
+  let summary = "checks how rows are staged in shared memory";
+  let description = [{
+    Rows staged in shared memory by asynchronous copies go wrong quietly: a
+    copy that completes on an mbarrier nobody initialised or armed, a wait
+    on the wrong mbarrier, or a CTA that exits while its copies still land.
+    Each function's `quack.stage.*` ops are checked (the ops' verifiers
+    check the rest: every bulk or tensor `quack.copy` sits in a
+    `quack.stage.fill` and completes on its mbarrier). Rejected, with a
+    diagnostic at the op:
+
+    1. *init once, first*: a `quack.stage.init` outside the function's
+       entry block (in a loop or a branch), or a second one of the same
+       global; a fill or wait that no init of its global dominates;
+    2. *mbarriers initialised*: a fill or wait whose mbarrier offset may lie
+       outside the init's mbarriers (integer range analysis of the offset:
+       a single value must be one of them, a range must lie within them);
+    3. *thread 0 alone in a fill*: a fill's body holding a collective op
+       (a stage init, fill or wait, an allreduce or a cluster op), which
+       thread 0 would run without the other threads;
+    4. *no CTA exits while its copies land*: a fill that no wait on its
+       global follows (a wait the fill dominates, or one in a loop around
+       the fill, which the next iteration reaches).
+  }];
+}
+
 def QuackVerifyClusterProtocol
     : Pass<"quack-verify-cluster-protocol", "::mlir::ModuleOp"> {
   let summary = "checks the protocol of every cluster exchange";
