@@ -261,7 +261,9 @@ LogicalResult CopyOp::verify() {
              << stringifyCopyAtom(getAtom())
              << " copy must be inside a quack.stage.fill, which arms the "
                 "mbarrier it completes on";
-    if (sources[barrierIndex] != fill.getBarrierAddress())
+    Region &body = fill.getBody();
+    if (body.empty() || body.front().getNumArguments() != 1 ||
+        sources[barrierIndex] != fill.getBarrierAddress())
       return emitOpError("a ")
              << stringifyCopyAtom(getAtom())
              << " copy must complete on its quack.stage.fill's mbarrier "
