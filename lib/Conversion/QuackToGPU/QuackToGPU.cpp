@@ -819,6 +819,28 @@ void RowKernelLowering::endRowLoop() {
     yields.push_back(arith::XOrIOp::create(b, loc, clusterParity, constI32(1)));
   scf::YieldOp::create(b, loc, yields);
   b.setInsertionPointAfter(rowLoop);
+  // With S buffers, the last S - 1 fills (row groups past M: no bytes,
+  // their phases complete at the arm) are waited on after the loop, so that
+  // every fill is followed by its wait (quack-verify-staging checks it):
+  // fill k went to buffer k % S, phase k / S, and the loop waited on fills
+  // 0 .. n - 1.
+  if (config.staged() && bulkStages > 1) {
+    Type i64 = b.getI64Type();
+    Value waited = rowLoop.getResult(partials.size() + nextInputs.size());
+    for (int64_t j = 0; j + 1 < bulkStages; ++j) {
+      Value k = arith::AddIOp::create(b, loc, waited, constI32(j));
+      Value stage = arith::RemUIOp::create(
+          b, loc, arith::ExtUIOp::create(b, loc, i64, k),
+          constI64(bulkStages));
+      Value parity = arith::AndIOp::create(
+          b, loc,
+          arith::DivUIOp::create(b, loc, k, constI32(bulkStages)),
+          constI32(1));
+      StageWaitOp::create(b, loc, bulkSymbol(),
+                          arith::MulIOp::create(b, loc, stage, constI64(8)),
+                          parity);
+    }
+  }
   // The wait matching the last iteration's arrive (or, when the loop runs
   // no iteration, the preamble's).
   if (clusterRounds) {

@@ -454,3 +454,40 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @k {
+  llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+  gpu.func @f(%off: i64) kernel {
+    %two = arith.constant 2 : i32
+    // expected-error @+1 {{waits for parity 2; a phase's parity is 0 or 1}}
+    quack.stage.wait @bulk barrier %off parity %two
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+  gpu.func @f(%g: !llvm.ptr<1>, %s: !llvm.ptr<3>, %n: i32, %off: i64) kernel {
+    %c12 = arith.constant 12 : i32
+    quack.stage.fill @bulk barrier %off bytes %n {
+    ^bb0(%bar: !llvm.ptr<3>):
+      // expected-error @+1 {{a bulk copy moves a positive multiple of 16 bytes, not 12}}
+      quack.copy <bulk> %s, %g, %c12, %bar : (!llvm.ptr<3>, !llvm.ptr<1>, i32, !llvm.ptr<3>) -> ()
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @f(%g: !llvm.ptr<1>) kernel {
+    // expected-error @+1 {{copies 'vector<1152921504606846976xi64>'; a vector copy moves a power of two of bytes up to 64}}
+    %v = quack.copy <vector> %g {alignment = 16 : i64} : (!llvm.ptr<1>) -> vector<1152921504606846976xi64>
+    gpu.return
+  }
+}

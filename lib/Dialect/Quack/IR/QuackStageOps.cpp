@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::quack;
@@ -88,6 +89,15 @@ LogicalResult StageFillOp::verifySymbolUses(SymbolTableCollection &tables) {
 //===----------------------------------------------------------------------===//
 // StageWaitOp
 //===----------------------------------------------------------------------===//
+
+LogicalResult StageWaitOp::verify() {
+  APInt parity;
+  if (matchPattern(getParity(), m_ConstantInt(&parity)) &&
+      parity.getZExtValue() > 1)
+    return emitOpError("waits for parity ")
+           << parity.getZExtValue() << "; a phase's parity is 0 or 1";
+  return success();
+}
 
 LogicalResult StageWaitOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifySharedGlobal(*this, tables, getSmemAttr(), 8,

@@ -17,6 +17,8 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -229,6 +231,9 @@ static std::optional<int64_t> fragmentBytes(Type type, int64_t &elementBytes) {
   if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
     return std::nullopt;
   elementBytes = element.getIntOrFloatBitWidth() / 8;
+  // Larger than any vector copy (and no overflow below).
+  if (count > kMaxVectorCopyBytes || elementBytes > kMaxVectorCopyBytes)
+    return std::nullopt;
   return count * elementBytes;
 }
 
@@ -317,6 +322,14 @@ LogicalResult CopyOp::verify() {
         failed(expectI32(2, "the byte count")) ||
         failed(expectPointer(3, "the mbarrier", {3})))
       return failure();
+    {
+      APInt bytes;
+      if (matchPattern(sources[2], m_ConstantInt(&bytes)) &&
+          (bytes.getSExtValue() <= 0 || bytes.getSExtValue() % 16 != 0))
+        return emitOpError("a bulk copy moves a positive multiple of 16 "
+                           "bytes, not ")
+               << bytes.getSExtValue();
+    }
     return verifyInFill(3);
   case CopyAtom::Tensor:
     if (sources.size() != 6)

@@ -42,6 +42,22 @@ std::optional<ConstantIntRanges> rangeOf(DataFlowSolver &solver,
   return lattice->getValue().getValue();
 }
 
+/// Ops that every thread of a CTA (or cluster) must execute together: the
+/// quack ops of that kind and the barriers and shuffles they lower to.
+bool isCollective(Operation *op) {
+  if (isa<StageInitOp, StageFillOp, StageWaitOp, AllReduceOp,
+          ClusterBarrierInitOp, ClusterBarrierArmOp, ClusterArriveOp,
+          ClusterWaitOp, ClusterExchangeOp>(op))
+    return true;
+  StringRef name = op->getName().getStringRef();
+  return llvm::is_contained({"gpu.barrier", "gpu.shuffle", "nvvm.barrier",
+                             "nvvm.barrier0", "nvvm.shfl.sync",
+                             "nvvm.bar.warp.sync", "nvvm.cluster.arrive",
+                             "nvvm.cluster.arrive.relaxed",
+                             "nvvm.cluster.wait"},
+                            name);
+}
+
 /// Rule 2: the offset `barrier` of a fill or wait names one of `init`'s
 /// mbarriers.
 LogicalResult checkOffset(Operation *op, Value barrier, StageInitOp init,
@@ -69,6 +85,66 @@ LogicalResult checkOffset(Operation *op, Value barrier, StageInitOp init,
   return success();
 }
 
+/// The waits on `smem` directly in `block`, after `after`.
+SmallVector<StageWaitOp> waitsAfter(Block *block, Operation *after,
+                                    StringRef smem) {
+  SmallVector<StageWaitOp> waits;
+  for (Operation *op = after->getNextNode(); op; op = op->getNextNode())
+    if (auto wait = dyn_cast<StageWaitOp>(op); wait && wait.getSmem() == smem)
+      waits.push_back(wait);
+  return waits;
+}
+
+/// Rule 4: on every path from `fill` to the function's end, a wait on an
+/// mbarrier the fill may have armed. Structured control flow: a wait after
+/// the fill (or after an op enclosing it) in the same block, not inside a
+/// branch. A wait that may be on another mbarrier does not close a fill in
+/// a loop: the fill of the last iteration is then waited on after the loop.
+LogicalResult checkWaited(StageFillOp fill, DataFlowSolver &solver) {
+  std::optional<ConstantIntRanges> filled = rangeOf(solver, fill.getBarrier());
+  auto overlaps = [&](StageWaitOp wait) {
+    std::optional<ConstantIntRanges> waited =
+        rangeOf(solver, wait.getBarrier());
+    if (!filled || !waited)
+      return true; // Rule 2 reports unbounded offsets.
+    return !(waited->smax().slt(filled->smin()) ||
+             filled->smax().slt(waited->smin()));
+  };
+  auto same = [&](StageWaitOp wait) {
+    std::optional<ConstantIntRanges> waited =
+        rangeOf(solver, wait.getBarrier());
+    return wait.getBarrier() == fill.getBarrier() ||
+           (filled && waited && filled->getConstantValue() &&
+            waited->getConstantValue() &&
+            *filled->getConstantValue() == *waited->getConstantValue());
+  };
+  // Whether `block` lies in the body of a loop of the function.
+  auto inLoop = [](Block *block) {
+    for (Operation *p = block->getParentOp();
+         p && !isa<FunctionOpInterface>(p); p = p->getParentOp())
+      if (isa<LoopLikeOpInterface>(p))
+        return true;
+    return false;
+  };
+  for (Operation *at = fill; at && !isa<FunctionOpInterface>(at);
+       at = at->getParentOp()) {
+    Block *block = at->getBlock();
+    if (!block)
+      break;
+    // In a loop's body, only a wait on the fill's own mbarrier closes it
+    // in the same iteration; otherwise a wait after the loop must close
+    // the last iteration's fill.
+    bool loopBody = inLoop(block);
+    for (StageWaitOp wait : waitsAfter(block, at, fill.getSmem()))
+      if (loopBody ? same(wait) : overlaps(wait))
+        return success();
+  }
+  return fill.emitOpError("is followed by no quack.stage.wait on an "
+                          "mbarrier it may arm ('")
+         << fill.getSmem()
+         << "'), on some path: the CTA could exit while its copies land";
+}
+
 LogicalResult verifyFunction(FunctionOpInterface func) {
   if (func.isExternal())
     return success();
@@ -76,7 +152,10 @@ LogicalResult verifyFunction(FunctionOpInterface func) {
   llvm::StringMap<StageInitOp> inits;
   SmallVector<Operation *> users;
   bool failedInit = false;
-  func.walk([&](Operation *op) {
+  func->walk<WalkOrder::PreOrder>([&](Operation *op) -> WalkResult {
+    // Functions nested in this one are checked on their own.
+    if (op != func.getOperation() && isa<FunctionOpInterface>(op))
+      return WalkResult::skip();
     if (auto init = dyn_cast<StageInitOp>(op)) {
       // Rule 1: once, in the entry block.
       if (init->getBlock() != &entry) {
@@ -91,6 +170,7 @@ LogicalResult verifyFunction(FunctionOpInterface func) {
     } else if (isa<StageFillOp, StageWaitOp>(op)) {
       users.push_back(op);
     }
+    return WalkResult::advance();
   });
   if (failedInit)
     return failure();
@@ -104,11 +184,6 @@ LogicalResult verifyFunction(FunctionOpInterface func) {
   if (failed(solver.initializeAndRun(func)))
     return func.emitError("integer range analysis failed");
   DominanceInfo dominance(func);
-
-  SmallVector<StageWaitOp> waits;
-  for (Operation *op : users)
-    if (auto wait = dyn_cast<StageWaitOp>(op))
-      waits.push_back(wait);
 
   for (Operation *op : users) {
     StringRef smem = isa<StageFillOp>(op) ? cast<StageFillOp>(op).getSmem()
@@ -128,9 +203,7 @@ LogicalResult verifyFunction(FunctionOpInterface func) {
       continue;
     // Rule 3: nothing collective in thread 0's body.
     WalkResult collective = fill.getBody().walk([&](Operation *inner) {
-      if (isa<StageInitOp, StageFillOp, StageWaitOp, AllReduceOp,
-              ClusterBarrierInitOp, ClusterBarrierArmOp, ClusterArriveOp,
-              ClusterWaitOp, ClusterExchangeOp>(inner)) {
+      if (isCollective(inner)) {
         inner->emitOpError("is collective and may not be in the body of a "
                            "quack.stage.fill, which thread 0 runs alone");
         return WalkResult::interrupt();
@@ -139,22 +212,9 @@ LogicalResult verifyFunction(FunctionOpInterface func) {
     });
     if (collective.wasInterrupted())
       return failure();
-    // Rule 4: a wait follows, in straight-line code or in the next
-    // iteration of a loop around the fill.
-    bool waited = llvm::any_of(waits, [&](StageWaitOp wait) {
-      if (wait.getSmem() != smem)
-        return false;
-      if (dominance.properlyDominates(fill.getOperation(), wait))
-        return true;
-      for (Operation *loop = fill->getParentOp(); loop != func;
-           loop = loop->getParentOp())
-        if (isa<LoopLikeOpInterface>(loop) && loop->isProperAncestor(wait))
-          return true;
-      return false;
-    });
-    if (!waited)
-      return fill.emitOpError("is followed by no quack.stage.wait on '")
-             << smem << "': the CTA could exit while its copies land";
+    // Rule 4.
+    if (failed(checkWaited(fill, solver)))
+      return failure();
   }
   return success();
 }

@@ -2,7 +2,8 @@
 
 // The protocol of a two-buffer prefetching loop passes: one init of both
 // mbarriers, the first fill before the loop, then in each iteration a fill
-// of buffer (i + 1) % 2 and a wait on buffer i % 2, offsets 8 * stage.
+// of buffer (i + 1) % 2 and a wait on buffer i % 2, offsets 8 * stage, and
+// after the loop a wait on the last iteration's buffer.
 // CHECK-LABEL: gpu.func @loop
 gpu.module @k {
   llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
@@ -35,6 +36,15 @@ gpu.module @k {
       %it1 = arith.addi %it, %one : i32
       scf.yield %it1 : i32
     }
+    // The last iteration's fill, waited on after the loop.
+    %r64 = arith.extui %r : i32 to i64
+    %last = arith.remui %r64, %c2 : i64
+    %loff = arith.muli %last, %c8 : i64
+    %two = arith.constant 2 : i32
+    %round = arith.divui %r, %two : i32
+    %bit = arith.constant 1 : i32
+    %lp = arith.andi %round, %bit : i32
+    quack.stage.wait @bulk barrier %loff parity %lp
     gpu.return
   }
 }
@@ -160,11 +170,126 @@ gpu.module @k {
     %c0 = arith.constant 0 : i64
     quack.stage.init @bulk barriers [0]
     %dst = llvm.mlir.addressof @bulk : !llvm.ptr<3>
-    // expected-error @+1 {{is followed by no quack.stage.wait on 'bulk': the CTA could exit while its copies land}}
+    // expected-error @+1 {{is followed by no quack.stage.wait on an mbarrier it may arm ('bulk'), on some path: the CTA could exit while its copies land}}
     quack.stage.fill @bulk barrier %c0 bytes %n {
     ^bb0(%bar: !llvm.ptr<3>):
       quack.copy <bulk> %dst, %src, %n, %bar : (!llvm.ptr<3>, !llvm.ptr<1>, i32, !llvm.ptr<3>) -> ()
     }
     gpu.return
   }
+}
+
+// -----
+
+// A fill in a branch, waited on after the branch; a one-buffer loop whose
+// fill and wait share the offset: both pass.
+// CHECK-LABEL: gpu.func @branch
+gpu.module @k {
+  llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+  gpu.func @branch(%c: i1, %n: i32, %p: i32, %iters: i64) kernel {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c8 = arith.constant 8 : i64
+    quack.stage.init @bulk barriers [0]
+    scf.if %c {
+      quack.stage.fill @bulk barrier %c0 bytes %n {
+      ^bb0(%bar: !llvm.ptr<3>):
+      }
+    }
+    quack.stage.wait @bulk barrier %c0 parity %p
+    scf.for %i = %c0 to %iters step %c1 : i64 {
+      %off = arith.muli %c0, %c8 : i64
+      quack.stage.fill @bulk barrier %off bytes %n {
+      ^bb0(%bar: !llvm.ptr<3>):
+      }
+      %off2 = arith.muli %c0, %c8 : i64
+      quack.stage.wait @bulk barrier %off2 parity %p
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// A wait in a branch does not close a fill: the other path exits.
+gpu.module @k {
+  llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+  gpu.func @f(%c: i1, %n: i32, %p: i32) kernel {
+    %c0 = arith.constant 0 : i64
+    quack.stage.init @bulk barriers [0]
+    // expected-error @+1 {{is followed by no quack.stage.wait on an mbarrier it may arm}}
+    quack.stage.fill @bulk barrier %c0 bytes %n {
+    ^bb0(%bar: !llvm.ptr<3>):
+    }
+    scf.if %c {
+      quack.stage.wait @bulk barrier %c0 parity %p
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// In a two-buffer loop, the wait of the next iteration is on the other
+// buffer: without a wait after the loop, the last fill is never waited on.
+gpu.module @k {
+  llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+  gpu.func @f(%n: i32, %p: i32, %iters: i64) kernel {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c8 = arith.constant 8 : i64
+    quack.stage.init @bulk barriers [0, 8]
+    scf.for %i = %c0 to %iters step %c1 : i64 {
+      %s = arith.remui %i, %c2 : i64
+      %off = arith.muli %s, %c8 : i64
+      quack.stage.wait @bulk barrier %off parity %p
+      %next = arith.addi %i, %c1 : i64
+      %s1 = arith.remui %next, %c2 : i64
+      %off1 = arith.muli %s1, %c8 : i64
+      // expected-error @+1 {{is followed by no quack.stage.wait on an mbarrier it may arm}}
+      quack.stage.fill @bulk barrier %off1 bytes %n {
+      ^bb0(%bar: !llvm.ptr<3>):
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+  gpu.func @f(%n: i32, %p: i32) kernel {
+    %c0 = arith.constant 0 : i64
+    quack.stage.init @bulk barriers [0]
+    quack.stage.fill @bulk barrier %c0 bytes %n {
+    ^bb0(%bar: !llvm.ptr<3>):
+      // expected-error @+1 {{is collective and may not be in the body of a quack.stage.fill}}
+      gpu.barrier
+    }
+    quack.stage.wait @bulk barrier %c0 parity %p
+    gpu.return
+  }
+}
+
+// -----
+
+// A function nested in another is checked on its own: its init is in its
+// own entry block.
+// CHECK-LABEL: func.func @inner
+func.func @outer() {
+  builtin.module {
+    llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+    func.func @inner(%n: i32, %p: i32) {
+      %c0 = arith.constant 0 : i64
+      quack.stage.init @bulk barriers [0]
+      quack.stage.fill @bulk barrier %c0 bytes %n {
+      ^bb0(%bar: !llvm.ptr<3>):
+      }
+      quack.stage.wait @bulk barrier %c0 parity %p
+      return
+    }
+  }
+  return
 }

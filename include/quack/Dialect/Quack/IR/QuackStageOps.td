@@ -43,7 +43,7 @@ def Quack_StageInitOp : Quack_Op<"stage.init",
 
 def Quack_StageFillOp : Quack_Op<"stage.fill",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>, SingleBlock,
-     NoTerminator, RecursiveMemoryEffects]> {
+     NoTerminator]> {
   let summary = "arms a staging mbarrier and issues the copies it awaits";
   let description = [{
     Issued by thread 0 alone (the op's own predicate: every thread may
@@ -60,7 +60,9 @@ def Quack_StageFillOp : Quack_Op<"stage.fill",
 
     `bytes` must equal what the body's copies bring: convert-quack-to-gpu
     computes both from the same slice bounds (the body may copy nothing,
-    with `bytes` 0, for a row group past M).
+    with `bytes` 0, for a row group past M; the arm still completes the
+    phase, so the op has effects even with an empty body and is never
+    erased).
 
     ```mlir
     quack.stage.fill @bulk barrier %off bytes %n {
@@ -90,8 +92,9 @@ def Quack_StageWaitOp : Quack_Op<"stage.wait",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "waits until a staging buffer's copies have landed";
   let description = [{
-    Every thread waits (`mbarrier.try_wait.parity` in a loop) until phase
-    `parity` (an `i32`, 0 or 1) of the mbarrier at byte offset `barrier`
+    Every thread waits (`mbarrier.try_wait.parity` in a loop) until the
+    phase of parity `parity` (an `i32`, 0 or 1; a constant is checked) of
+    the mbarrier at byte offset `barrier`
     (an `i64`) of `smem` completes: the bytes of the fill that armed that
     phase have landed, and the thread may read the buffer.
 
@@ -101,6 +104,7 @@ def Quack_StageWaitOp : Quack_Op<"stage.wait",
   }];
   let arguments = (ins FlatSymbolRefAttr:$smem, I64:$barrier, I32:$parity);
   let assemblyFormat = "$smem `barrier` $barrier `parity` $parity attr-dict";
+  let hasVerifier = 1;
 }
 
 #endif // QUACK_DIALECT_QUACK_IR_QUACKSTAGEOPS_TD

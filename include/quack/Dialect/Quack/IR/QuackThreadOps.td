@@ -34,13 +34,17 @@ def Quack_AllReduceOp : Quack_Op<"allreduce",
     - `logsumexp`: the online pair (`m`, `s`), both `f32`: a thread's
       maximum `m` and its sum of `exp(x - m)`; pairs combine as
       `(M, s1 * exp(m1 - M) + s2 * exp(m2 - M))` with `M = max(m1, m2)`,
-      taking `M` as 0 where it is -inf so that no NaN arises;
+      taking `M` as 0 where it is -inf, so that rows of -inf give a sum of
+      0, not NaN (a +inf maximum gives NaN, as exp(inf - inf) does);
     - `argmax`: the pair (`value` `f32`, `index` `i32`): the larger value
       wins, the smaller index on a tie, NaN over numbers and the earlier NaN
       over a later one.
 
     Independent terms share one exchange: one shuffle per value and step in
-    a warp, one barrier per block exchange.
+    a warp, one barrier per block exchange. A block exchange has no barrier
+    after its loads: before another one writes the same scratch, the
+    caller separates them with a CTA barrier (or gives each its own
+    scratch, as convert-quack-to-gpu does within a row).
 
     The `scope` is how far a group reaches:
     - `warp`: `lanes` is a power of two up to 32; a butterfly of

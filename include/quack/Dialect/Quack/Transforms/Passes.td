@@ -169,7 +169,8 @@ def QuackVerifyStaging : Pass<"quack-verify-staging", "::mlir::ModuleOp"> {
   let description = [{
     Rows staged in shared memory by asynchronous copies go wrong quietly: a
     copy that completes on an mbarrier nobody initialised or armed, a wait
-    on the wrong mbarrier, or a CTA that exits while its copies still land.
+    on an mbarrier no fill armed, or a CTA that exits while its copies
+    still land.
     Each function's `quack.stage.*` ops are checked (the ops' verifiers
     check the rest: every bulk or tensor `quack.copy` sits in a
     `quack.stage.fill` and completes on its mbarrier). Rejected, with a
@@ -182,11 +183,16 @@ def QuackVerifyStaging : Pass<"quack-verify-staging", "::mlir::ModuleOp"> {
        outside the init's mbarriers (integer range analysis of the offset:
        a single value must be one of them, a range must lie within them);
     3. *thread 0 alone in a fill*: a fill's body holding a collective op
-       (a stage init, fill or wait, an allreduce or a cluster op), which
-       thread 0 would run without the other threads;
-    4. *no CTA exits while its copies land*: a fill that no wait on its
-       global follows (a wait the fill dominates, or one in a loop around
-       the fill, which the next iteration reaches).
+       (a stage init, fill or wait, an allreduce, a cluster op, or the
+       barriers and shuffles of gpu and nvvm), which thread 0 would run
+       without the other threads;
+    4. *no CTA exits while its copies land*: a fill that some path leaves
+       without a wait on an mbarrier it may arm (offset ranges that
+       overlap). In structured control flow: the wait comes after the fill,
+       or after an op that encloses it, in the same block, not inside a
+       branch; in a loop's body only a wait on the fill's own mbarrier (the
+       same offset) counts, so a fill that a later iteration waits on is
+       waited on after the loop too.
   }];
 }
 
