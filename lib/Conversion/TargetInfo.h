@@ -17,6 +17,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::quack {
@@ -39,6 +40,24 @@ public:
                                 UnitAttr());
   }
 
+  /// Element `index` (an i32 or i64 value) of type `type` of the
+  /// shared-memory global `smem`; with `type` i8, the byte at that offset.
+  Value sharedAddress(FlatSymbolRefAttr smem, Type type, Value index) {
+    Type ptr = LLVM::LLVMPointerType::get(b.getContext(), kShared);
+    Value base = LLVM::AddressOfOp::create(b, loc, ptr, smem.getValue());
+    return LLVM::GEPOp::create(b, loc, ptr, type, base, ValueRange{index});
+  }
+  /// Opens `if (%tid.x == 0)` and moves the builder into it: what follows
+  /// runs in thread 0 of the CTA only.
+  scf::IfOp beginThreadZero() {
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, i32(0));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first,
+                                  /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    return ifOp;
+  }
   /// `bar.sync 0`: every thread of the CTA.
   void barrier() { gpu::BarrierOp::create(b, loc); }
 

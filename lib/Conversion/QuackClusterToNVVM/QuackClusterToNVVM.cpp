@@ -30,14 +30,11 @@ Value constI32(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 32);
 }
 
-/// A pointer to byte `offset` of the shared-memory global `smem`, or to
-/// element `index` of type `type` of it.
+/// A pointer to element `index` of type `type` of the shared-memory global
+/// `smem`.
 Value sharedAddress(OpBuilder &b, Location loc, FlatSymbolRefAttr smem,
                     Type type, Value index) {
-  Type ptr = LLVM::LLVMPointerType::get(b.getContext(),
-                                        NVVMTargetInfo::kShared);
-  Value base = LLVM::AddressOfOp::create(b, loc, ptr, smem.getValue());
-  return LLVM::GEPOp::create(b, loc, ptr, type, base, ValueRange{index});
+  return NVVMTargetInfo(b, loc).sharedAddress(smem, type, index);
 }
 
 Value barrierAddress(OpBuilder &b, Location loc, FlatSymbolRefAttr smem,
@@ -48,13 +45,8 @@ Value barrierAddress(OpBuilder &b, Location loc, FlatSymbolRefAttr smem,
 
 /// Emits `body()` in thread 0 of the CTA only.
 void inThreadZero(OpBuilder &b, Location loc, function_ref<void()> body) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        constI32(b, loc, 0));
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isFirst,
-                                /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
+  NVVMTargetInfo(b, loc).beginThreadZero();
   body();
 }
 

@@ -84,30 +84,11 @@ void lowerCopy(CopyOp op) {
   op.erase();
 }
 
-Value constI32(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, v, 32);
-}
-
-/// The address of the mbarrier at byte `offset` (an i64 value or a
-/// constant) of the shared-memory global `smem`.
+/// The address of the mbarrier at byte `offset` (an i64) of the
+/// shared-memory global `smem`.
 Value barrierAddress(OpBuilder &b, Location loc, FlatSymbolRefAttr smem,
                      Value offset) {
-  Type ptr =
-      LLVM::LLVMPointerType::get(b.getContext(), NVVMTargetInfo::kShared);
-  Value base = LLVM::AddressOfOp::create(b, loc, ptr, smem.getValue());
-  return LLVM::GEPOp::create(b, loc, ptr, b.getI8Type(), base,
-                             ValueRange{offset});
-}
-
-/// Opens `if (%tid.x == 0)` and leaves the builder in it.
-scf::IfOp inThreadZero(OpBuilder &b, Location loc) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      constI32(b, loc, 0));
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first,
-                                /*withElseRegion=*/false);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  return ifOp;
+  return NVVMTargetInfo(b, loc).sharedAddress(smem, b.getI8Type(), offset);
 }
 
 /// Thread 0 initialises the mbarriers and fences the inits; a CTA barrier.
@@ -116,8 +97,8 @@ void lowerStageInit(StageInitOp op) {
   Location loc = op.getLoc();
   {
     OpBuilder::InsertionGuard guard(b);
-    inThreadZero(b, loc);
     NVVMTargetInfo target(b, loc);
+    target.beginThreadZero();
     for (int64_t offset : op.getBarriers())
       target.mbarrierInit(
           barrierAddress(b, loc, op.getSmemAttr(),
@@ -134,8 +115,8 @@ void lowerStageInit(StageInitOp op) {
 void lowerStageFill(StageFillOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  scf::IfOp ifOp = inThreadZero(b, loc);
   NVVMTargetInfo target(b, loc);
+  scf::IfOp ifOp = target.beginThreadZero();
   target.fenceProxyAsyncShared();
   Value bar = barrierAddress(b, loc, op.getSmemAttr(), op.getBarrier());
   target.mbarrierArriveExpectTx(bar, op.getBytes());

@@ -209,6 +209,12 @@ private:
   void initBulkBarriers();
   /// The symbol of the bulk-copy shared memory.
   FlatSymbolRefAttr bulkSymbol();
+  /// Columns of the row from column `start` (i64) on, 0 past its end.
+  Value columnsFrom(Value start);
+  /// Creates the quack.stage.fill of the mbarrier at byte `barrier` (i64)
+  /// expecting `bytes` (i64), moves the builder into its body and returns
+  /// the mbarrier's address there.
+  Value beginFill(Value barrier, Value bytes);
   /// Address (shared) of `offset` bytes plus `dynamicOffset` (i64, may be
   /// null) into the bulk-copy shared memory.
   Value bulkAddress(int64_t offset, Value dynamicOffset);
@@ -1142,6 +1148,19 @@ void RowKernelLowering::initBulkBarriers() {
                       b.getDenseI64ArrayAttr(barriers));
 }
 
+Value RowKernelLowering::columnsFrom(Value start) {
+  Value left = arith::SubIOp::create(b, loc, constI64(rowLength), start);
+  return arith::MaxSIOp::create(b, loc, left, constI64(0));
+}
+
+Value RowKernelLowering::beginFill(Value barrier, Value bytes) {
+  auto fill = StageFillOp::create(
+      b, loc, bulkSymbol(), barrier,
+      arith::TruncIOp::create(b, loc, b.getI32Type(), bytes));
+  b.setInsertionPointToStart(&fill.getBody().front());
+  return fill.getBarrierAddress();
+}
+
 FlatSymbolRefAttr RowKernelLowering::bulkSymbol() {
   return FlatSymbolRefAttr::get(bulkGlobal.getSymNameAttr());
 }
@@ -1164,9 +1183,8 @@ void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
   Value columns = constI64(std::min(colsPerCta, rowLength));
   bool mayBeEmpty = false;
   if (config.clusterSize > 1) {
-    Value left = arith::SubIOp::create(b, loc, constI64(rowLength), start);
-    left = arith::MaxSIOp::create(b, loc, left, constI64(0));
-    columns = arith::MinSIOp::create(b, loc, left, constI64(colsPerCta));
+    columns = arith::MinSIOp::create(b, loc, columnsFrom(start),
+                                     constI64(colsPerCta));
     mayBeEmpty = colsPerCta * config.clusterSize > rowLength;
   }
   int64_t bytesPerColumn = 0;
@@ -1191,12 +1209,8 @@ void RowKernelLowering::issueBulkCopies(Value stage, Value group) {
       arith::MulIOp::create(b, loc, stage, constI64(bulkStageBytes));
   // Thread 0 arms the stage's mbarrier for the bytes of the rows inside M
   // and copies each such row's slice of every staged input.
-  auto fill =
-      StageFillOp::create(b, loc, bulkSymbol(), barrier,
-                          arith::TruncIOp::create(b, loc, i32, total));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&fill.getBody().front());
-  Value bar = fill.getBarrierAddress();
+  Value bar = beginFill(barrier, total);
   for (int64_t r = 0; r < config.rowsPerCta; ++r) {
     Value predicate = valid[r];
     if (mayBeEmpty)
@@ -1248,8 +1262,7 @@ void RowKernelLowering::issueTensorCopies(Value stage, Value barrier,
     int64_t perSlice = colsPerCta / boxColumns;
     Value count;
     if (config.clusterSize > 1) {
-      Value left = arith::SubIOp::create(b, loc, constI64(rowLength), start);
-      left = arith::MaxSIOp::create(b, loc, left, constI64(0));
+      Value left = columnsFrom(start);
       count = arith::DivUIOp::create(
           b, loc,
           arith::AddIOp::create(b, loc, left, constI64(boxColumns - 1)),
@@ -1270,12 +1283,8 @@ void RowKernelLowering::issueTensorCopies(Value stage, Value barrier,
   Value stageOffset =
       arith::MulIOp::create(b, loc, stage, constI64(bulkStageBytes));
   Value firstRow32 = arith::TruncIOp::create(b, loc, i32, firstRow);
-  auto fill =
-      StageFillOp::create(b, loc, bulkSymbol(), barrier,
-                          arith::TruncIOp::create(b, loc, i32, total));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&fill.getBody().front());
-  Value bar = fill.getBarrierAddress();
+  Value bar = beginFill(barrier, total);
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, groupValid,
                                 /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());

@@ -491,3 +491,45 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @k {
+  llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+  gpu.func @f(%g: !llvm.ptr<1>, %s: !llvm.ptr<3>, %map: !llvm.ptr, %n: i32, %x: i64, %off: i64) kernel {
+    quack.stage.fill @bulk barrier %off bytes %n {
+    ^bb0(%bar: !llvm.ptr<3>):
+      // expected-error @+1 {{operand 1 (the source) must be an !llvm.ptr in address space 1, not '!llvm.ptr<3>'}}
+      quack.copy <bulk> %s, %s, %n, %bar : (!llvm.ptr<3>, !llvm.ptr<3>, i32, !llvm.ptr<3>) -> ()
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+  gpu.func @f(%g: !llvm.ptr<1>, %s: !llvm.ptr<3>, %map: !llvm.ptr, %n: i32, %x: i64, %off: i64) kernel {
+    quack.stage.fill @bulk barrier %off bytes %n {
+    ^bb0(%bar: !llvm.ptr<3>):
+      // expected-error @+1 {{operand 3 (the mbarrier) must be an !llvm.ptr in address space 3, not '!llvm.ptr<1>'}}
+      quack.copy <bulk> %s, %g, %n, %g : (!llvm.ptr<3>, !llvm.ptr<1>, i32, !llvm.ptr<1>) -> ()
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+  gpu.func @f(%g: !llvm.ptr<1>, %s: !llvm.ptr<3>, %map: !llvm.ptr, %n: i32, %x: i64, %off: i64) kernel {
+    quack.stage.fill @bulk barrier %off bytes %n {
+    ^bb0(%bar: !llvm.ptr<3>):
+      // expected-error @+1 {{operand 3 (a coordinate) must be i32, not 'i64'}}
+      quack.copy <tensor> %s, %map, %n, %x, %n, %bar : (!llvm.ptr<3>, !llvm.ptr, i32, i64, i32, !llvm.ptr<3>) -> ()
+    }
+    gpu.return
+  }
+}

@@ -293,3 +293,21 @@ func.func @outer() {
   }
   return
 }
+
+// -----
+
+// A wait in code that never runs (a branch on a constant false) is not
+// checked: its offset 16 names no mbarrier of the init.
+// CHECK-LABEL: gpu.func @dead
+gpu.module @k {
+  llvm.mlir.global external @bulk() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
+  gpu.func @dead(%p: i32) kernel {
+    quack.stage.init @bulk barriers [0, 8]
+    %false = arith.constant false
+    scf.if %false {
+      %c16 = arith.constant 16 : i64
+      quack.stage.wait @bulk barrier %c16 parity %p
+    }
+    gpu.return
+  }
+}

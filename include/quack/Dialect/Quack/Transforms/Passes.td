@@ -181,7 +181,9 @@ def QuackVerifyStaging : Pass<"quack-verify-staging", "::mlir::ModuleOp"> {
        global; a fill or wait that no init of its global dominates;
     2. *mbarriers initialised*: a fill or wait whose mbarrier offset may lie
        outside the init's mbarriers (integer range analysis of the offset:
-       a single value must be one of them, a range must lie within them);
+       a single value must be one of them, a range must lie within them;
+       an offset the analysis knows nothing of has the widest range; code
+       that never runs is not checked);
     3. *thread 0 alone in a fill*: a fill's body holding a collective op
        (a stage init, fill or wait, an allreduce, a cluster op, or the
        barriers and shuffles of gpu and nvvm), which thread 0 would run
