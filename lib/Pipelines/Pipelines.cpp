@@ -55,6 +55,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.copy = options.copy;
   config.stages = options.stages;
   config.useTuned = options.useTuned;
+  pm.addPass(mlir::quack::createQuackFuseMoments());
   pm.addPass(mlir::quack::createQuackGroupReductions());
   pm.addPass(mlir::quack::createQuackScheduleLoads());
   pm.addPass(mlir::quack::createQuackSelectConfig(config));

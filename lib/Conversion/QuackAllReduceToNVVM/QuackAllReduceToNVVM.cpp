@@ -20,7 +20,10 @@
 #include "../TargetInfo.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <tuple>
 
 namespace mlir::quack {
 #define GEN_PASS_DEF_CONVERTQUACKALLREDUCETONVVM
@@ -71,7 +74,8 @@ private:
   /// Combines the terms' values across groups of `lanes` consecutive lanes
   /// (a power of two up to 32) with shuffles. The plain values and the
   /// online maxima go first, in one round of shuffles per step; then the
-  /// online sums, rescaled to the group's maximum; then the argmax pairs.
+  /// online sums, rescaled to the group's maximum; then the argmax pairs
+  /// and the moments triples.
   SmallVector<Value> butterfly(SmallVector<Value> acc, int64_t lanes) {
     NVVMTargetInfo target(b, loc);
     auto steps = [&](SmallVector<Value> &values,
@@ -137,7 +141,94 @@ private:
       out[start[t]] = v;
       out[start[t] + 1] = i;
     }
+
+    // Moments triples: each step combines the lane's triple with its
+    // partner's by Chan's update, symmetric in the two.
+    for (auto [t, term] : llvm::enumerate(terms)) {
+      if (term != ReductionTerm::Moments)
+        continue;
+      Value n = acc[start[t]], s = acc[start[t] + 1], m = acc[start[t] + 2];
+      FloatAttr fixed;
+      if (matchPattern(n, m_Constant(&fixed))) {
+        // Every lane counts the same constant c: no shuffle of the counts,
+        // and the update is (s1 + s2, m1 + m2 + (s2 - s1)^2 / (2 c)).
+        double count = fixed.getValueAsDouble();
+        for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+          Value s2 = target.shuffleXor(s, offset);
+          Value m2 = target.shuffleXor(m, offset);
+          std::tie(s, m) = combineEqualMoments(count, s, m, s2, m2);
+          count *= 2;
+        }
+        n = arith::ConstantOp::create(b, loc,
+                                      b.getFloatAttr(b.getF32Type(), count));
+      } else {
+        for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+          Value n2 = target.shuffleXor(n, offset);
+          Value s2 = target.shuffleXor(s, offset);
+          Value m2 = target.shuffleXor(m, offset);
+          std::tie(n, s, m) = combineMoments(n, s, m, n2, s2, m2);
+        }
+      }
+      out[start[t]] = n;
+      out[start[t] + 1] = s;
+      out[start[t] + 2] = m;
+    }
     return out;
+  }
+
+  /// combineMoments for two triples of the same count `count` > 0: the
+  /// mean difference is (s2 - s1) / count and the weight count / 2. The
+  /// square of the difference is the same bits in both lanes.
+  std::pair<Value, Value> combineEqualMoments(double count, Value s1, Value m1,
+                                              Value s2, Value m2) {
+    Value s = arith::AddFOp::create(b, loc, s1, s2);
+    if (count <= 0)
+      return {s, arith::AddFOp::create(b, loc, m1, m2)};
+    Value delta = arith::SubFOp::create(b, loc, s2, s1);
+    Value square = arith::MulFOp::create(b, loc, delta, delta);
+    Value scale = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(b.getF32Type(), 1.0 / (2.0 * count)));
+    Value shift = arith::MulFOp::create(b, loc, square, scale);
+    Value m = arith::AddFOp::create(
+        b, loc, arith::AddFOp::create(b, loc, m1, m2), shift);
+    return {s, m};
+  }
+
+  /// Chan, Golub and LeVeque's update of two (count, sum, squared
+  /// deviations) triples: counts and sums add; the squared deviations add
+  /// plus (mean2 - mean1)^2 * n1 * n2 / (n1 + n2), which is 0 where either
+  /// count is 0. Each operation is symmetric in the two triples (a sum, a
+  /// product, the square of a difference), so both lanes get the same bits.
+  std::tuple<Value, Value, Value> combineMoments(Value n1, Value s1, Value m1,
+                                                 Value n2, Value s2,
+                                                 Value m2) {
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(b.getF32Type(), 0.0));
+    Value n = arith::AddFOp::create(b, loc, n1, n2);
+    Value s = arith::AddFOp::create(b, loc, s1, s2);
+    // The means and the weight only scale the correction, whose rounding
+    // is far below m2's own: approximate divisions (a few ulp, and the same
+    // bits for the same operands) keep the exchange's steps short.
+    auto approx = arith::FastMathFlagsAttr::get(b.getContext(),
+                                                arith::FastMathFlags::afn);
+    auto divide = [&](Value x, Value y) {
+      return arith::DivFOp::create(b, loc, x, y, approx);
+    };
+    Value mean1 = divide(s1, n1);
+    Value mean2 = divide(s2, n2);
+    Value delta = arith::SubFOp::create(b, loc, mean2, mean1);
+    Value weight = divide(arith::MulFOp::create(b, loc, n1, n2), n);
+    Value square = arith::MulFOp::create(b, loc, delta, delta);
+    Value shift = arith::MulFOp::create(b, loc, square, weight);
+    Value some1 =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, n1, zero);
+    Value some2 =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, n2, zero);
+    Value both = arith::AndIOp::create(b, loc, some1, some2);
+    shift = arith::SelectOp::create(b, loc, both, shift, zero);
+    Value m = arith::AddFOp::create(
+        b, loc, arith::AddFOp::create(b, loc, m1, m2), shift);
+    return {n, s, m};
   }
 
   /// How the first value of `term` combines in the first round (none for
@@ -152,6 +243,7 @@ private:
     case ReductionTerm::Min:
       return CombiningKind::Min;
     case ReductionTerm::ArgMax:
+    case ReductionTerm::Moments:
       return std::nullopt;
     }
     llvm_unreachable("unknown reduction term");
@@ -192,20 +284,27 @@ private:
     };
     Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            lane, constI32(0));
+    // A constant is the same in every warp: it stays in registers (and a
+    // constant moments count keeps the second butterfly's count known).
+    auto isConstant = [](Value v) { return matchPattern(v, m_Constant()); };
     {
       auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, isLeader,
                                     /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
       for (auto [j, v] : llvm::enumerate(acc))
-        LLVM::StoreOp::create(b, loc, v, slot(warp, j, v.getType()), 4);
+        if (!isConstant(v))
+          LLVM::StoreOp::create(b, loc, v, slot(warp, j, v.getType()), 4);
     }
     target.barrier();
     Value source = arith::AndIOp::create(b, loc, lane, constI32(warps - 1));
     SmallVector<Value> part;
     for (auto [j, v] : llvm::enumerate(acc))
-      part.push_back(LLVM::LoadOp::create(b, loc, v.getType(),
-                                          slot(source, j, v.getType()), 4));
+      part.push_back(isConstant(v)
+                         ? v
+                         : Value(LLVM::LoadOp::create(
+                               b, loc, v.getType(), slot(source, j, v.getType()),
+                               4)));
     return butterfly(part, warps);
   }
 

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -149,7 +150,7 @@ private:
   struct PendingReduction {
     Operation *op;
     ReductionTerm term;
-    SmallVector<Value, 2> partial;
+    SmallVector<Value, 3> partial;
   };
   /// This thread's partial of a quack.reduce, quack.logsumexp or
   /// quack.argmax.
@@ -176,12 +177,12 @@ private:
                               SmallVector<Value> acc);
   /// The cluster step of exchange(): one quack.cluster.exchange (every CTA
   /// pushes its partials into every peer's slots of its rank, completing on
-  /// the peer's mbarrier for this round), then a warp allreduce over the
-  /// ranks in the same lanes and order in every CTA.
+  /// the peer's mbarrier for this round); lane j gets rank j mod
+  /// clusterSize's values, which a warp allreduce over the ranks then
+  /// combines in the same lanes and order in every CTA.
   /// convert-quack-cluster-to-nvvm lowers the exchange;
   /// quack-verify-cluster-protocol checks its protocol.
-  SmallVector<Value> reduceAcrossCluster(ArrayRef<ReductionTerm> terms,
-                                         ArrayRef<Value> partial);
+  SmallVector<Value> sendToCluster(ArrayRef<Value> partial);
   /// Initialises one mbarrier per cluster round, each expecting the bytes
   /// that the cluster's CTAs will send it (quack.cluster.barrier_init), and
   /// arrives on the cluster barrier; the matching wait comes before the
@@ -1392,8 +1393,7 @@ LogicalResult RowKernelLowering::allocateSharedMemory() {
   int64_t warpsPerRow = config.threadsPerRow / kWarpSize;
   bool previousReduces = false;
   for (Operation &op : kernel.getBody().front()) {
-    int64_t width =
-        isa<ReduceOp>(op) ? 1 : isa<LogSumExpOp, ArgMaxOp>(op) ? 2 : 0;
+    int64_t width = getExchangedValues(&op);
     if (width && previousReduces)
       roundWidths.back() += width;
     else if (width)
@@ -1663,6 +1663,49 @@ RowKernelLowering::beginReduction(Operation *op) {
     }
     return PendingReduction{op, ReductionTerm::ArgMax, {best, bestColumn}};
   }
+  if (isa<MomentsOp>(op)) {
+    // This thread's count, sum and squared deviations from its own mean:
+    // vectors past the row's end count nothing. A thread with no element
+    // keeps (0, 0, 0), which the exchange's update treats as empty.
+    // Without a tail every thread counts the same constant, which the
+    // exchange then knows at every step (see exchange()).
+    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, 0.0));
+    int64_t fixed = 0;
+    Value count;
+    for (int64_t k = 0; k < static_cast<int64_t>(frags->size()); ++k) {
+      Value inBounds = vectorInBounds(k);
+      if (!inBounds) {
+        fixed += config.vector;
+        continue;
+      }
+      Value n = arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(f32, static_cast<double>(config.vector)));
+      n = arith::SelectOp::create(b, loc, inBounds, n, zero);
+      count = count ? arith::AddFOp::create(b, loc, count, n) : n;
+    }
+    Value fixedCount = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(f32, static_cast<double>(fixed)));
+    count = count ? arith::AddFOp::create(b, loc, count, fixedCount)
+                  : fixedCount;
+    Value sum = reduceInThread(CombiningKind::Add, *frags, zero);
+    Value nonEmpty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, count, zero);
+    Value mean = arith::SelectOp::create(
+        b, loc, nonEmpty, arith::DivFOp::create(b, loc, sum, count), zero);
+    Value meanFrag =
+        vector::BroadcastOp::create(b, loc, fragmentType(f32), mean);
+    // The second pass over the thread's elements converts a narrow row
+    // again.
+    ++phase;
+    frags = rowFragments(input);
+    SmallVector<Value> squares;
+    for (Value frag : *frags) {
+      Value d = arith::SubFOp::create(b, loc, frag, meanFrag);
+      squares.push_back(arith::MulFOp::create(b, loc, d, d));
+    }
+    Value m2 = reduceInThread(CombiningKind::Add, squares, zero);
+    return PendingReduction{op, ReductionTerm::Moments, {count, sum, m2}};
+  }
   // A logsumexp is one exchange of the online pair: each thread takes the
   // maximum m of its own elements and the sum of exp(x - m) over them (a
   // thread whose elements are all -inf shifts by 0, so its sum is 0, not
@@ -1689,6 +1732,11 @@ void RowKernelLowering::finishReduction(const PendingReduction &pending,
   if (pending.term == ReductionTerm::ArgMax) {
     scalars.map(pending.op->getResult(0),
                 arith::ExtUIOp::create(b, loc, b.getI64Type(), combined[1]));
+    return;
+  }
+  if (pending.term == ReductionTerm::Moments) {
+    scalars.map(pending.op->getResult(0), combined[1]);
+    scalars.map(pending.op->getResult(1), combined[2]);
     return;
   }
   if (pending.term != ReductionTerm::LogSumExp) {
@@ -1791,20 +1839,42 @@ RowKernelLowering::exchange(ArrayRef<ReductionTerm> terms,
   // when the row spans several warps, in each warp and then across them
   // through shared memory behind a barrier.
   int64_t lanes = config.threadsPerRow;
+  // A moments term whose count is a constant (no thread's vectors reach
+  // past the row) has a known count after each step: the lowering of the
+  // allreduce skips its shuffles, and here the combined counts are
+  // constants again, so that the cluster's step knows them too.
+  SmallVector<std::pair<size_t, double>> fixedCounts;
+  for (size_t i = 0, t = 0; t < terms.size();
+       i += AllReduceOp::getTermWidth(terms[t++])) {
+    FloatAttr count;
+    if (terms[t] == ReductionTerm::Moments &&
+        matchPattern(acc[i], m_Constant(&count)))
+      fixedCounts.push_back({i, count.getValueAsDouble()});
+  }
+  auto setCounts = [&](SmallVector<Value> &values, int64_t scale) {
+    for (auto [i, count] : fixedCounts)
+      values[i] = arith::ConstantOp::create(
+          b, loc,
+          b.getFloatAttr(b.getF32Type(), count * static_cast<double>(scale)));
+  };
   if (lanes > kWarpSize)
     acc = allReduce(terms, acc, ReduceScope::Block, lanes);
   else if (lanes > 1)
     acc = allReduce(terms, acc, ReduceScope::Warp, lanes);
+  setCounts(acc, lanes);
 
   // 2. Across the CTAs of the row's cluster.
-  if (config.clusterSize > 1)
-    acc = reduceAcrossCluster(terms, acc);
+  if (config.clusterSize > 1) {
+    SmallVector<Value> fromPeers = sendToCluster(acc);
+    setCounts(fromPeers, lanes);
+    acc = allReduce(terms, fromPeers, ReduceScope::Warp, config.clusterSize);
+    setCounts(acc, lanes * config.clusterSize);
+  }
   return acc;
 }
 
 SmallVector<Value>
-RowKernelLowering::reduceAcrossCluster(ArrayRef<ReductionTerm> terms,
-                                       ArrayRef<Value> partial) {
+RowKernelLowering::sendToCluster(ArrayRef<Value> partial) {
   int64_t clusterSize = config.clusterSize;
   int64_t round = clusterRound++;
   int64_t slots = clusterSlotCursor;
@@ -1814,16 +1884,13 @@ RowKernelLowering::reduceAcrossCluster(ArrayRef<ReductionTerm> terms,
   waitForClusterInit();
 
   // Every CTA sends its partials into every peer's slots of its rank; lane
-  // j then reads rank j mod clusterSize's values and a butterfly combines
-  // them (the same lanes and order in every CTA, so every CTA computes the
-  // same bits).
+  // j then reads rank j mod clusterSize's values.
   Value parity = clusterParity ? clusterParity : constI32(0);
   auto exchange = ClusterExchangeOp::create(
       b, loc, sharedGlobal.getSymName(), clusterBarrierOffset + 8 * round,
       slots, parity, laneSlot(clusterSize), partial, clusterSize,
       config.ctaThreads());
-  return allReduce(terms, exchange.getResults(), ReduceScope::Warp,
-                   clusterSize);
+  return SmallVector<Value>(exchange.getResults());
 }
 
 LogicalResult RowKernelLowering::lowerGather(GatherOp op) {
@@ -2189,10 +2256,10 @@ LogicalResult RowKernelLowering::run() {
     auto load = dyn_cast<LoadOp>(op);
     if (load && llvm::is_contained(prefetchedLoads, load))
       continue;
-    if (isa<ReduceOp, LogSumExpOp, ArgMaxOp>(op)) {
+    if (getExchangedValues(&op)) {
       SmallVector<Operation *> group = {&op};
       while (std::next(it) != body.end() &&
-             isa<ReduceOp, LogSumExpOp, ArgMaxOp>(*std::next(it)))
+             getExchangedValues(&*std::next(it)))
         group.push_back(&*++it);
       if (failed(lowerReductions(group)))
         return failure();

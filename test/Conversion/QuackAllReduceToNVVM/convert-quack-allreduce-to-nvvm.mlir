@@ -99,4 +99,68 @@ gpu.module @k {
     "test.use"(%r) : (f32) -> ()
     gpu.return
   }
+
+  // A moments triple over 2 lanes: one shuffle per value, then Chan's
+  // update: counts and sums add, the squared deviations add plus
+  // (mean2 - mean1)^2 * n1 * n2 / n, zero unless both counts are positive.
+  // CHECK-LABEL: gpu.func @moments(
+  // CHECK-SAME: %[[N:[^:]*]]: f32, %[[S:[^:]*]]: f32, %[[M:[^:]*]]: f32)
+  gpu.func @moments(%n: f32, %s: f32, %m: f32) kernel {
+    // CHECK: %[[PN:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[N]], %c1_i32
+    // CHECK: %[[PS:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[S]], %c1_i32
+    // CHECK: %[[PM:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[M]], %c1_i32
+    // CHECK: %[[CN:.*]] = arith.addf %[[N]], %[[PN]] : f32
+    // CHECK: %[[CS:.*]] = arith.addf %[[S]], %[[PS]] : f32
+    // CHECK: %[[MEAN1:.*]] = arith.divf %[[S]], %[[N]] fastmath<afn> : f32
+    // CHECK: %[[MEAN2:.*]] = arith.divf %[[PS]], %[[PN]] fastmath<afn> : f32
+    // CHECK: %[[D:.*]] = arith.subf %[[MEAN2]], %[[MEAN1]] : f32
+    // CHECK: %[[NN:.*]] = arith.mulf %[[N]], %[[PN]] : f32
+    // CHECK: %[[W:.*]] = arith.divf %[[NN]], %[[CN]] fastmath<afn> : f32
+    // CHECK: %[[DD:.*]] = arith.mulf %[[D]], %[[D]] : f32
+    // CHECK: %[[SHIFT:.*]] = arith.mulf %[[DD]], %[[W]] : f32
+    // CHECK: %[[SOME1:.*]] = arith.cmpf ogt, %[[N]], %{{.*}} : f32
+    // CHECK: %[[SOME2:.*]] = arith.cmpf ogt, %[[PN]], %{{.*}} : f32
+    // CHECK: %[[BOTH:.*]] = arith.andi %[[SOME1]], %[[SOME2]] : i1
+    // CHECK: %[[CORR:.*]] = arith.select %[[BOTH]], %[[SHIFT]], %{{.*}} : f32
+    // CHECK: %[[MM:.*]] = arith.addf %[[M]], %[[PM]] : f32
+    // CHECK: %[[CM:.*]] = arith.addf %[[MM]], %[[CORR]] : f32
+    // CHECK-NOT: nvvm.shfl.sync
+    // CHECK: "test.use"(%[[CN]], %[[CS]], %[[CM]])
+    %r:3 = quack.allreduce warp lanes 2 [moments] (%n, %s, %m) : f32, f32, f32
+    "test.use"(%r#0, %r#1, %r#2) : (f32, f32, f32) -> ()
+    gpu.return
+  }
+
+  // A constant count (8 in every lane) is known at every step: no shuffle
+  // of it, the update is (s1 + s2, m1 + m2 + (s2 - s1)^2 / (2 c)) with c =
+  // 8, 16, ..., and across the two warps it stays in registers (only the
+  // sum and the squared deviations go through shared memory); the result's
+  // count is the constant 512.
+  // CHECK-LABEL: gpu.func @fixed_count(
+  // CHECK-SAME: %[[S:[^:]*]]: f32, %[[M:[^:]*]]: f32)
+  gpu.func @fixed_count(%s: f32, %m: f32) kernel {
+    // CHECK: %[[PS:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[S]], %c16_i32
+    // CHECK: %[[PM:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[M]], %c16_i32
+    // CHECK-NEXT: arith.addf %[[S]], %[[PS]] : f32
+    // CHECK-NEXT: %[[D:.*]] = arith.subf %[[PS]], %[[S]] : f32
+    // CHECK-NEXT: %[[DD:.*]] = arith.mulf %[[D]], %[[D]] : f32
+    // CHECK-NEXT: %[[K:.*]] = arith.constant 6.250000e-02 : f32
+    // CHECK-NEXT: %[[SH:.*]] = arith.mulf %[[DD]], %[[K]] : f32
+    // CHECK-NEXT: %[[MM:.*]] = arith.addf %[[M]], %[[PM]] : f32
+    // CHECK-NEXT: arith.addf %[[MM]], %[[SH]] : f32
+    // CHECK: arith.constant 3.906250e-03 : f32
+    // CHECK: scf.if
+    // CHECK-COUNT-2: llvm.store
+    // CHECK-NOT: llvm.store
+    // CHECK: gpu.barrier
+    // CHECK-COUNT-2: llvm.load
+    // CHECK-NOT: llvm.load
+    // CHECK: arith.constant 0.001953125 : f32
+    // CHECK: %[[N:.*]] = arith.constant 5.120000e+02 : f32
+    // CHECK-NEXT: "test.use"(%[[N]], %{{.*}}, %{{.*}})
+    %n = arith.constant 8.0 : f32
+    %r:3 = quack.allreduce block lanes 64 [moments] (%n, %s, %m) scratch @smem[0] {groups = 1 : i64} : f32, f32, f32
+    "test.use"(%r#0, %r#1, %r#2) : (f32, f32, f32) -> ()
+    gpu.return
+  }
 }

@@ -27,6 +27,15 @@ quack.kernel @lse_type(%x: memref<?x8xf16>) {
 
 // -----
 
+quack.kernel @moments_type(%x: memref<?x8xf16>) {
+  %v = quack.load %x : memref<?x8xf16> -> vector<8xf16>
+  // expected-error @+1 {{'quack.moments' op operand #0 must be vector of 32-bit float values of ranks 1}}
+  %m:2 = quack.moments %v : vector<8xf16> -> f32, f32
+  quack.return
+}
+
+// -----
+
 quack.kernel @argmax_type(%x: memref<?x8xf32>) {
   %v = quack.load %x : memref<?x8xf32> -> vector<8xf32>
   // expected-error @+1 {{'quack.argmax' op result #0 must be 64-bit signless integer}}

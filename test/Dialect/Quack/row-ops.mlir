@@ -12,6 +12,8 @@ quack.kernel @ce(%x: memref<?x64xbf16, strided<[?, 1]>>, %t: memref<?xi64>,
   %lse = quack.logsumexp %f : vector<64xf32> -> f32
   // CHECK: quack.argmax %{{.*}} : vector<64xf32> -> i64
   %am = quack.argmax %f : vector<64xf32> -> i64
+  // CHECK: quack.moments %{{.*}} : vector<64xf32> -> f32, f32
+  %ms:2 = quack.moments %f : vector<64xf32> -> f32, f32
   // CHECK: quack.column : vector<64xi64>
   %cols = quack.column : vector<64xi64>
   %xf = arith.extf %xt : bf16 to f32

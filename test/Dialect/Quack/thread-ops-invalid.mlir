@@ -87,6 +87,26 @@ gpu.module @k {
 
 gpu.module @k {
   gpu.func @f(%x: f32, %i: i32) kernel {
+    // expected-error @+1 {{term 0 (moments) combines an (f32, f32, f32) triple; value 2 is 'i32'}}
+    %r:3 = quack.allreduce warp lanes 32 [moments] (%x, %x, %i) : f32, f32, i32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @f(%x: f32) kernel {
+    // expected-error @+1 {{terms need more than the 2 values given}}
+    %r:2 = quack.allreduce warp lanes 32 [moments] (%x, %x) : f32, f32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @f(%x: f32, %i: i32) kernel {
     // expected-error @+1 {{term 0 (logsumexp) combines an (f32, f32) pair; value 1 is 'i32'}}
     %r:2 = quack.allreduce warp lanes 32 [logsumexp] (%x, %i) : f32, i32
     gpu.return
@@ -193,7 +213,7 @@ gpu.module @k {
 
 gpu.module @k {
   gpu.func @f(%x: f32) kernel {
-    // expected-error @+1 {{unknown reduction term 'mul', expected add, max, min, logsumexp or argmax}}
+    // expected-error @+1 {{unknown reduction term 'mul', expected add, max, min, logsumexp, argmax or moments}}
     %r = quack.allreduce warp lanes 32 [mul] (%x) : f32
     gpu.return
   }

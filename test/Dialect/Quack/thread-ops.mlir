@@ -15,6 +15,8 @@ gpu.module @k {
     %a:3 = quack.allreduce warp lanes 8 [max, min, add] (%x, %x, %i) : f32, f32, i32
     // CHECK: quack.allreduce block lanes 256 [logsumexp, argmax] (%[[X]], %[[X]], %[[X]], %[[I]]) scratch @smem[64] {groups = 2 : i64} : f32, f32, f32, i32
     %b:4 = quack.allreduce block lanes 256 [logsumexp, argmax] (%x, %x, %x, %i) scratch @smem[64] {groups = 2 : i64} : f32, f32, f32, i32
+    // CHECK: quack.allreduce warp lanes 4 [moments, add] (%[[X]], %[[X]], %[[X]], %[[X]]) : f32, f32, f32, f32
+    %c:4 = quack.allreduce warp lanes 4 [moments, add] (%x, %x, %x, %x) : f32, f32, f32, f32
     gpu.return
   }
 }

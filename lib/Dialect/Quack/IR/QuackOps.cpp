@@ -47,6 +47,16 @@ ArgKind mlir::quack::classifyArgType(Type type) {
 }
 
 /// The row length of a matrix or row-vector type.
+int64_t mlir::quack::getExchangedValues(Operation *op) {
+  if (isa<ReduceOp>(op))
+    return 1;
+  if (isa<LogSumExpOp, ArgMaxOp>(op))
+    return 2;
+  if (isa<MomentsOp>(op))
+    return 3;
+  return 0;
+}
+
 static int64_t rowLengthOf(MemRefType type) {
   return type.getShape().back();
 }

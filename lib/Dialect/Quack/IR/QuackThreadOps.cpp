@@ -66,7 +66,7 @@ ParseResult parseTerms(OpAsmParser &parser, DenseI32ArrayAttr &terms) {
     if (!term)
       return parser.emitError(at, "unknown reduction term '")
              << keyword
-             << "', expected add, max, min, logsumexp or argmax";
+             << "', expected add, max, min, logsumexp, argmax or moments";
     kinds.push_back(static_cast<int32_t>(*term));
     return success();
   };
@@ -105,9 +105,15 @@ SmallVector<ReductionTerm> AllReduceOp::getTermKinds() {
 }
 
 int64_t AllReduceOp::getTermWidth(ReductionTerm term) {
-  return term == ReductionTerm::LogSumExp || term == ReductionTerm::ArgMax
-             ? 2
-             : 1;
+  switch (term) {
+  case ReductionTerm::LogSumExp:
+  case ReductionTerm::ArgMax:
+    return 2;
+  case ReductionTerm::Moments:
+    return 3;
+  default:
+    return 1;
+  }
 }
 
 int64_t AllReduceOp::getScratchBytes() {
@@ -138,7 +144,8 @@ LogicalResult AllReduceOp::verify() {
            << (block ? "in [64, 1024]" : "in [1, 32]");
 
   // The terms against the values: add/max/min take one f32 or i32,
-  // logsumexp an (f32, f32) pair, argmax an (f32, i32) pair.
+  // logsumexp an (f32, f32) pair, argmax an (f32, i32) pair, moments an
+  // (f32, f32, f32) triple.
   if (getTerms().empty())
     return emitOpError("combines no term");
   ValueRange values = getValues();
@@ -154,7 +161,7 @@ LogicalResult AllReduceOp::verify() {
     Type f32 = Float32Type::get(getContext());
     Type i32 = IntegerType::get(getContext(), 32);
     // The types a pair needs, position by position.
-    SmallVector<Type, 2> expected;
+    SmallVector<Type, 3> expected;
     StringRef pair;
     if (*term == ReductionTerm::LogSumExp) {
       expected = {f32, f32};
@@ -162,6 +169,9 @@ LogicalResult AllReduceOp::verify() {
     } else if (*term == ReductionTerm::ArgMax) {
       expected = {f32, i32};
       pair = "an (f32, i32) pair";
+    } else if (*term == ReductionTerm::Moments) {
+      expected = {f32, f32, f32};
+      pair = "an (f32, f32, f32) triple";
     }
     // add/max/min take an f32 or an i32, as the operand constraint says.
     for (auto [k, type] : llvm::enumerate(expected)) {

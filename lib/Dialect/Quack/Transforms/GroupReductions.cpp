@@ -20,9 +20,7 @@ using namespace mlir::quack;
 
 namespace {
 
-bool isReduction(Operation *op) {
-  return isa<ReduceOp, LogSumExpOp, ArgMaxOp>(op);
-}
+bool isReduction(Operation *op) { return getExchangedValues(op) != 0; }
 
 /// Whether `op` writes memory (a row or per-row store, a sum over rows).
 bool writesMemory(Operation *op) {

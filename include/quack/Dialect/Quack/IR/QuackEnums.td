@@ -45,7 +45,8 @@ def Quack_ReductionTerm : I32EnumAttr<"ReductionTerm",
       I32EnumAttrCase<"Max", 1, "max">,
       I32EnumAttrCase<"Min", 2, "min">,
       I32EnumAttrCase<"LogSumExp", 3, "logsumexp">,
-      I32EnumAttrCase<"ArgMax", 4, "argmax">
+      I32EnumAttrCase<"ArgMax", 4, "argmax">,
+      I32EnumAttrCase<"Moments", 5, "moments">
     ]> {
   let cppNamespace = "::mlir::quack";
   let genSpecializedAttr = 0;

@@ -31,6 +31,11 @@ enum class ArgKind { Matrix, Row, PerRow, Scalar, Invalid };
 /// Classifies a row-level kernel argument type.
 ArgKind classifyArgType(Type type);
 
+/// The 32-bit values one row's reduction `op` exchanges between threads: 1
+/// for quack.reduce, 2 for the pairs of quack.logsumexp and quack.argmax, 3
+/// for the triple of quack.moments; 0 when `op` reduces no row.
+int64_t getExchangedValues(Operation *op);
+
 /// Name of the argument attribute holding an argument's role.
 inline constexpr llvm::StringLiteral kRoleAttrName = "quack.role";
 /// Name of the argument attribute holding an argument's description name.

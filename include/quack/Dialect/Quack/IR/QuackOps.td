@@ -208,6 +208,29 @@ def Quack_LogSumExpOp : Quack_Op<"logsumexp", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
+def Quack_MomentsOp : Quack_Op<"moments", [Pure]> {
+  let summary = "the sum of a row and the sum of its squared deviations";
+  let description = [{
+    `sum` is `sum(x)` and `m2` is `sum((x - mean)^2)` with `mean = sum / N`:
+    the two dependent reductions of a variance, stated as one operation so
+    that the lowering can compute them in one exchange between threads.
+    Each thread takes the count, sum and squared deviations from its own
+    mean of its elements (two passes over its registers), and the triples
+    combine with Chan, Golub and LeVeque's update, which, like the two
+    passes, never subtracts `sum(x)^2 / N` from `sum(x^2)`. The order of
+    combination depends only on `N` and the configuration.
+    quack-fuse-moments forms it from the two reductions.
+
+    ```mlir
+    %s, %m2 = quack.moments %x : vector<4096xf32> -> f32, f32
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$input);
+  let results = (outs F32:$sum, F32:$m2);
+  let assemblyFormat =
+      "$input attr-dict `:` type($input) `->` type($sum) `,` type($m2)";
+}
+
 def Quack_ArgMaxOp : Quack_Op<"argmax", [Pure]> {
   let summary = "the column of a row's largest element";
   let description = [{

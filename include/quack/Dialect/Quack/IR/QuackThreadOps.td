@@ -38,7 +38,13 @@ def Quack_AllReduceOp : Quack_Op<"allreduce",
       0, not NaN (a +inf maximum gives NaN, as exp(inf - inf) does);
     - `argmax`: the pair (`value` `f32`, `index` `i32`): the larger value
       wins, the smaller index on a tie, NaN over numbers and the earlier NaN
-      over a later one.
+      over a later one;
+    - `moments`: the triple (`n`, `s`, `m2`), all `f32`: a count of
+      elements, their sum and the sum of their squared deviations from
+      their mean `s / n`. Triples combine as `(n1 + n2, s1 + s2, m1 + m2 +
+      (s2 / n2 - s1 / n1)^2 * n1 * n2 / (n1 + n2))` (Chan, Golub and
+      LeVeque's update), the last term 0 where either count is 0; every
+      operation is symmetric in the two triples.
 
     Independent terms share one exchange: one shuffle per value and step in
     a warp, one barrier per block exchange. A block exchange has no barrier
@@ -86,7 +92,8 @@ def Quack_AllReduceOp : Quack_Op<"allreduce",
   let extraClassDeclaration = [{
     /// The terms, in order.
     SmallVector<ReductionTerm> getTermKinds();
-    /// How many values term `term` combines (1, or 2 for a pair).
+    /// How many values term `term` combines (1, 2 for a pair, 3 for the
+    /// moments triple).
     static int64_t getTermWidth(ReductionTerm term);
     /// Bytes of scratch shared memory a block exchange uses (0 in a warp).
     int64_t getScratchBytes();

@@ -101,6 +101,34 @@ def QuackAssignLayouts : Pass<"quack-assign-layouts", "::mlir::ModuleOp"> {
   }];
 }
 
+def QuackFuseMoments : Pass<"quack-fuse-moments", "::mlir::ModuleOp"> {
+  let summary = "computes a row's mean and its squared deviations in one "
+                "exchange";
+  let description = [{
+    A variance from the centred row is two dependent reductions: the sum
+    of the row, then, once its mean is known everywhere, the sum of the
+    squared deviations from it. Each is an exchange between threads (a
+    barrier, and in a cluster a round between CTAs). This pass finds
+
+    ```mlir
+    %s  = quack.reduce <add> %x : vector<4096xf32> -> f32
+    %mu = arith.divf %s, %n : f32          // %n: the constant 4096.0
+    %b  = vector.broadcast %mu : f32 to vector<4096xf32>
+    %d  = arith.subf %x, %b : vector<4096xf32>     // or %b - %x
+    %sq = arith.mulf %d, %d : vector<4096xf32>
+    %q  = quack.reduce <add> %sq : vector<4096xf32> -> f32
+    ```
+
+    and replaces the two reductions with one `quack.moments %x`, placed
+    where the first one was: its `sum` takes the place of `%s` and its `m2`
+    that of `%q` (the squared deviations from the exact mean instead of from
+    `%mu` rounded to f32). Everything else stays: `%d` still centres the
+    row for its other uses. Other shapes (a mean by another divisor, a
+    square of two different values, a reduction of something else) are left
+    alone.
+  }];
+}
+
 def QuackGroupReductions : Pass<"quack-group-reductions", "::mlir::ModuleOp"> {
   let summary = "makes independent reductions over the row adjacent, so that "
                 "they share one exchange";
