@@ -133,9 +133,10 @@ def QuackGroupReductions : Pass<"quack-group-reductions", "::mlir::ModuleOp"> {
   let summary = "makes independent reductions over the row adjacent, so that "
                 "they share one exchange";
   let description = [{
-    Each run of adjacent `quack.reduce` / `quack.logsumexp` ops lowers to one
-    exchange between threads (one warp butterfly, one barrier, one cluster
-    round, several values at a time). This pass moves a later reduction next
+    Each run of adjacent row reductions (`quack.reduce`, `quack.logsumexp`,
+    `quack.argmax`, `quack.moments`) lowers to one exchange between threads
+    (one warp butterfly, one barrier, one cluster round, several values at
+    a time). This pass moves a later reduction next
     to an earlier one when it does not depend on it, together with the
     elementwise ops and loads it needs, which move before the earlier
     reduction. Nothing moves that writes memory, that depends on a
