@@ -7,10 +7,10 @@
 # cross_entropy_fwd,softmax_fwd), each T in T_LIST and each N in N_LIST
 # (powers of two), compiles one bundle root per config: on the CTA-level
 # path (N <= 16384) vectors per thread in 1, 2, 4, 8 and rows per CTA in 1,
-# 2, 4, 8 (CTAs of 64 to 1024 threads); on the cluster path clusters of 2,
-# 4, 8, 16 CTAs of 128, 256, 512 threads (up to 16 vectors per thread, no
-# spills); plus the model's own choice with the table of measured configs
-# ignored (`default`). Roots are named OUT_DIR/<kernel>-<T>-N<N>-<config>.
+# 2, 4, 8 (CTAs of 64 to 1024 threads); on the cluster path (N >= 8192)
+# clusters of 2, 4, 8, 16 CTAs of 128, 256, 512 threads (up to 16 vectors
+# per thread); configs that spill are left out; plus the model's own
+# choice with the table of measured configs ignored (`default`). Roots are named OUT_DIR/<kernel>-<T>-N<N>-<config>.
 # Phase 2, on the GPU:
 #
 #   python3 python/benchmarks/tune.py --roots OUT_DIR/* --kernels ... \
@@ -21,6 +21,9 @@
 # config with: `global,bulk` also builds every config with bulk copies into
 # shared memory (roots named ...-bulk), and `tensor` with tensor copies
 # (...-tensor); configs a copy path cannot serve are skipped.
+# QUACK_TUNE_STAGES (comma-separated, default none) also builds each bulk
+# or tensor config as a prefetching loop over that many shared-memory
+# buffers (roots named ...-bulk-s3 for three).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -39,6 +42,13 @@ shift 5
 ARGS=("$@")
 [ ${#ARGS[@]} -gt 0 ] || ARGS=(--arch=sm_90a)
 IFS=, read -r -a COPIES <<<"${QUACK_TUNE_COPIES:-global}"
+IFS=, read -r -a STAGES <<<"${QUACK_TUNE_STAGES:-}"
+for s in "${STAGES[@]}"; do
+  case $s in [2-8]) ;; *)
+    echo "QUACK_TUNE_STAGES: stages must be 2 to 8, got '$s'" >&2
+    exit 2 ;;
+  esac
+done
 for copy in "${COPIES[@]}"; do
   case $copy in global|bulk|tensor) ;; *)
     echo "QUACK_TUNE_COPIES: unknown copy path '$copy' (global, bulk, tensor)" >&2
@@ -94,24 +104,33 @@ for k in "${KERNELS[@]}"; do
           rm -rf "$dir"  # a config this N cannot use; see $dir.err
         fi
       }
+      variants() { # name, config knobs: one root per copy path and stages
+        local name=$1 knobs=$2 copy suffix s
+        for copy in "${COPIES[@]}"; do
+          suffix=""
+          [ "$copy" != global ] && suffix="-$copy"
+          compile "$OUT/$name$suffix" --config="$knobs,copy=$copy" \
+            --fail-on-spills
+          [ "$copy" != global ] || continue
+          for s in "${STAGES[@]}"; do
+            compile "$OUT/$name$suffix-s$s" \
+              --config="$knobs,copy=$copy,prefetch=1,stages=$s" --fail-on-spills
+          done
+        done
+      }
       compile "$OUT/$k-$t-N$n-default" --config=tuned=0
-      if [ "$n" -gt 16384 ]; then
+      if [ "$n" -ge 8192 ]; then
         # The cluster path: clusters of 2-16 CTAs of 128-512 threads, each
-        # thread with 1-16 vectors.
+        # thread with 1-16 vectors (from N = 8192, where kernels with sums
+        # over rows already take it, up to 16384 beside the CTA-level path).
         for cl in 2 4 8 16; do
           for threads in 128 256 512; do
             vpt=$(( n / vec / cl / threads ))
             [ "$vpt" -ge 1 ] && [ "$vpt" -le 16 ] || continue
-            for copy in "${COPIES[@]}"; do
-              suffix=""
-              [ "$copy" != global ] && suffix="-$copy"
-              compile "$OUT/$k-$t-N$n-c$cl-t$threads$suffix" \
-                --config="cluster=$cl,threads=$threads,copy=$copy" \
-                --fail-on-spills
-            done
+            variants "$k-$t-N$n-c$cl-t$threads" "cluster=$cl,threads=$threads"
           done
         done
-        continue
+        [ "$n" -le 16384 ] || continue
       fi
       for vpt in 1 2 4 8; do
         threads=$(( n / vec / vpt ))
@@ -119,12 +138,8 @@ for k in "${KERNELS[@]}"; do
         for rows in 1 2 4 8; do
           cta=$(( threads * rows ))
           [ "$cta" -ge 64 ] && [ "$cta" -le 1024 ] || continue
-          for copy in "${COPIES[@]}"; do
-            suffix=""
-            [ "$copy" != global ] && suffix="-$copy"
-            compile "$OUT/$k-$t-N$n-v$vpt-r$rows$suffix" \
-              --config="threads=$threads,rows=$rows,copy=$copy"
-          done
+          variants "$k-$t-N$n-v$vpt-r$rows" \
+            "cluster=1,threads=$threads,rows=$rows"
         done
       done
     done

@@ -99,6 +99,9 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
     md.blockThreads = md.threadsPerRow * md.rowsPerCta;
     if (auto copy = config.getAs<StringAttr>("copy"))
       md.copy = copy.getValue().str();
+    if (auto prefetch = config.getAs<BoolAttr>("prefetch"))
+      md.prefetch = prefetch.getValue();
+    md.stages = get("stages");
     if (auto n = func->getAttrOfType<IntegerAttr>("quack.row_length"))
       md.rowLength = n.getInt();
     md.persistent = func->hasAttr("quack.persistent");
@@ -256,6 +259,9 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
       j.attribute("vectors_per_thread", vectorsPerThread);
       j.attribute("cluster_size", clusterSize);
       j.attribute("copy", copy);
+      j.attribute("prefetch", prefetch);
+      if (stages > 0)
+        j.attribute("stages", stages);
     });
     j.attributeObject("resources", [&] {
       j.attribute("registers", resources.registers);
@@ -479,6 +485,24 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       explainRetry(*retry, "; prefetch=0 (forced)",
                    "; prefetch=0 (with prefetch, ptxas spilled " +
                        std::to_string(spills(artifacts)) + " bytes)");
+      return retry;
+    }
+  }
+
+  // A table entry was measured on one flag setting of its kernel (the one
+  // scripts/tune-build.sh compiles); where another (a residual input, say)
+  // makes its config spill, keep the model's config if it spills less.
+  bool tunedConfig = llvm::any_of(artifacts.kernels, [](const auto &k) {
+    return StringRef(k.configReason).contains("(tuned)");
+  });
+  if (options.useTuned && tunedConfig && spills(artifacts) > 0) {
+    CompileOptions model = options;
+    model.useTuned = false;
+    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, model);
+    if (succeeded(retry) && spills(*retry) < spills(artifacts)) {
+      for (KernelMetadata &k : retry->kernels)
+        k.configReason += "; not the table's config (ptxas spilled " +
+                          std::to_string(spills(artifacts)) + " bytes)";
       return retry;
     }
   }

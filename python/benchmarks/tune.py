@@ -286,6 +286,9 @@ def table_lines(results, margin):
             tail = f" {cluster}"
             if staged:
                 tail += f" {copy}"
+                # A loop over several shared-memory buffers: their count.
+                if copy != "global" and cfg.get("prefetch"):
+                    tail += f" {cfg.get('stages', 2)}"
         lines.append(f"{kernel} {ELEMENT_BYTES[dtype]} {n} "
                      f"{cfg['vectors_per_thread']} {cfg['rows_per_cta']}"
                      + tail +

@@ -63,6 +63,20 @@ TEST(TunedConfigs, ParsesTheCopyColumn) {
   EXPECT_EQ((*table)[0].clusterSize, 8);
   EXPECT_EQ((*table)[1].copy, std::optional(KernelConfig::Copy::Global));
   EXPECT_FALSE((*table)[2].copy.has_value());
+  EXPECT_EQ((*table)[0].stages, 0);
+}
+
+TEST(TunedConfigs, ParsesTheStagesColumn) {
+  std::string error;
+  auto table = parseTunedConfigs("layernorm_bwd 2 8192 2 1 1 bulk 3\n"
+                                 "layernorm_bwd 2 65536 4 1 8 tensor 4\n",
+                                 error);
+  ASSERT_TRUE(mlir::succeeded(table)) << error;
+  ASSERT_EQ(table->size(), 2u);
+  EXPECT_EQ((*table)[0].stages, 3);
+  EXPECT_EQ((*table)[0].clusterSize, 1);
+  EXPECT_EQ((*table)[1].stages, 4);
+  EXPECT_EQ((*table)[1].copy, std::optional(KernelConfig::Copy::Tensor));
 }
 
 struct BadLine {
@@ -73,10 +87,16 @@ struct BadLine {
 TEST(TunedConfigs, RejectsMalformedLinesNamingThem) {
   const BadLine cases[] = {
       {"softmax_fwd 2 1024 4\n", "line 1: expected"},
-      {"# c\nsoftmax_fwd 2 1024 4 2 9 9 9\n", "line 2: expected"},
+      {"# c\nsoftmax_fwd 2 1024 4 2 9 bulk 3 9\n", "line 2: expected"},
       {"softmax_fwd 2 65536 4 1 2 tma\n",
        "the copy path must be 'global', 'bulk' or 'tensor', got 'tma'"},
       {"softmax_fwd 2 65536 4 1 3\n", "powers of two"},
+      {"softmax_fwd 2 65536 4 1 2 bulk 1\n",
+       "the stages must be an integer from 2 to 8, got '1'"},
+      {"softmax_fwd 2 65536 4 1 2 bulk three\n",
+       "the stages must be an integer from 2 to 8, got 'three'"},
+      {"softmax_fwd 2 65536 4 1 2 global 3\n",
+       "stages need a copy into shared memory"},
       {"softmax_fwd 2 65536 4 1 32\n", "cluster size must be at most 16"},
       {"softmax_fwd 2 65536 4 2 4\n", "rows per CTA must be 1"},
       {"softmax_fwd two 1024 4 2\n", "'two' is not a positive integer"},

@@ -77,6 +77,10 @@ struct KernelMetadata {
   int64_t staticShared = 0;
   /// How matrix inputs reach the threads: "global", "bulk" or "tensor".
   std::string copy = "global";
+  /// Whether the kernel's row loop copies the next row groups ahead, and
+  /// into how many shared-memory buffers (0 where it copies none ahead).
+  bool prefetch = false;
+  int64_t stages = 0;
   /// Tensor copies: one recipe per tensor map the runtime encodes at each
   /// launch and appends to the parameters (JSON array text; empty: none).
   std::string tensorMapsJson;

@@ -122,9 +122,11 @@ struct QuackSelectConfigPass
         rowsPerCta <= 0) {
       tuned = lookupTunedConfig(arch, kernel.getSymName(), bytes, n);
       bool clusterEntry = tuned && tuned->clusterSize > 1;
-      // A forced cluster of 1 takes CTA-level entries only.
-      bool clusterPath = clusterSize == 1 ? false : n > ctaRowLength;
-      if (tuned && clusterEntry != clusterPath)
+      // A forced cluster of 1 takes CTA-level entries only. A CTA-level
+      // entry applies wherever one CTA may hold the row, also where the
+      // model would split it over a cluster (kernels with sums over rows
+      // split from ctaRowLength, half of what a CTA may hold).
+      if (tuned && (clusterEntry ? clusterSize == 1 : n > kMaxCtaRowLength))
         tuned.reset();
       if (tuned) {
         int64_t perCta = llvm::divideCeil(vectorsPerRow, tuned->clusterSize);
@@ -148,7 +150,7 @@ struct QuackSelectConfigPass
     } else if (tuned && tuned->clusterSize > 1) {
       config.clusterSize = tuned->clusterSize;
       why << "cluster=" << config.clusterSize << " (tuned); ";
-    } else if (n > ctaRowLength) {
+    } else if (n > ctaRowLength && !tuned) {
       // Where the cluster can grow: at most kClusterCtaBytes of the widest
       // element type per CTA and at most kMaxVectorsPerThread vectors for
       // each of kClusterCtaThreads threads. Narrow vectors (unaligned views,
@@ -330,17 +332,27 @@ struct QuackSelectConfigPass
              << stages.getValue()
              << " needs bulk copies in a prefetching loop (copy=bulk or "
                 "copy=tensor with prefetch)";
+    // A table entry's stages make the kernel a loop that copies the next
+    // row groups ahead into that many buffers, as prefetch=1,stages=S would.
+    bool tunedStages = stages == 0 && prefetch < 0 && tunedCopy &&
+                       tuned->stages != 0 && config.staged();
     if (stages != 0) {
       config.stages = stages;
       why << "; stages=" << stages.getValue() << " (forced)";
+    } else if (tunedStages) {
+      config.prefetch = true;
+      config.stages = tuned->stages;
+      why << "; prefetch=1 stages=" << config.stages << " (tuned)";
     }
     if (config.staged()) {
       // Several buffers when the loop copies the next row groups ahead.
-      int64_t buffers =
-          config.prefetch && (persistent || prefetch == 1) ? config.stages : 1;
+      int64_t buffers = config.prefetch && (persistent || prefetch == 1 ||
+                                            tunedStages)
+                            ? config.stages
+                            : 1;
       int64_t bytesNeeded = getBulkBufferLayout(kernel, config).totalBytes(buffers);
       if (bytesNeeded > kMaxBulkSharedBytes && buffers > 1 && prefetch < 0 &&
-          stages == 0) {
+          stages == 0 && !tunedStages) {
         config.prefetch = false;
         buffers = 1;
         why << "; then prefetch=0 (" << config.stages

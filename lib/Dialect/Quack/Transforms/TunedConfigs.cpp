@@ -45,16 +45,26 @@ mlir::quack::parseTunedConfigs(StringRef text, std::string &error) {
       error = ("line " + Twine(lineNumber) + ": " + why).str();
       return failure();
     };
-    if (words.size() < 5 || words.size() > 7)
+    if (words.size() < 5 || words.size() > 8)
       return fail("expected '<kernel> <element bytes> <N> <vectors per "
-                  "thread> <rows per CTA> [<cluster> [<copy>]]', got " +
-                  Twine(words.size()) + " fields");
+                  "thread> <rows per CTA> [<cluster> [<copy> [<stages>]]]', "
+                  "got " + Twine(words.size()) + " fields");
     TunedConfig entry;
+    if (words.size() == 8) {
+      if (words[7].getAsInteger(10, entry.stages) || entry.stages < 2 ||
+          entry.stages > 8)
+        return fail("the stages must be an integer from 2 to 8, got '" +
+                    words[7] + "'");
+      words.pop_back();
+    }
     if (words.size() == 7) {
       entry.copy = parseCopy(words[6]);
       if (!entry.copy)
         return fail("the copy path must be 'global', 'bulk' or 'tensor', "
                     "got '" + words[6] + "'");
+      if (entry.stages != 0 && *entry.copy == KernelConfig::Copy::Global)
+        return fail("stages need a copy into shared memory ('bulk' or "
+                    "'tensor'), not 'global'");
       words.pop_back();
     }
     entry.kernel = words[0].str();

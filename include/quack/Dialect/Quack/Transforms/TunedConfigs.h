@@ -11,13 +11,17 @@
 //
 // A table is text, one entry per line, `#` starting a comment:
 //
-//   <kernel> <element bytes> <N> <vectors per thread> <rows per CTA> [<cluster>]
+//   <kernel> <element bytes> <N> <vectors per thread> <rows per CTA>
+//       [<cluster> [<copy> [<stages>]]]
 //
 // An entry applies to the kernel of that name whose widest matrix or
 // row-vector element has that many bytes, for every N in (N/2, N] (N is a
 // power of two). Without a cluster size (or with 1) it is for the CTA-level
 // path; with a cluster size C > 1 (rows per CTA then 1) it splits each row
-// over a cluster of C CTAs.
+// over a cluster of C CTAs. A copy path (`global`, `bulk`, `tensor`)
+// overrides config selection's rule; a stage count after `bulk` or
+// `tensor` makes the kernel a loop that copies the next rows into that many
+// shared-memory buffers ahead of the one it computes on.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +50,9 @@ struct TunedConfig {
   /// The measured copy path (a seventh column, `global`, `bulk` or
   /// `tensor`); absent: config selection's rule decides.
   std::optional<KernelConfig::Copy> copy;
+  /// Shared-memory buffers of a prefetching loop (an eighth column, 2 to 8,
+  /// after a bulk or tensor copy path); 0: config selection decides.
+  int64_t stages = 0;
   /// Line of the entry in its table, for --print-config.
   int64_t line = 0;
 };
