@@ -50,6 +50,9 @@ SELECT="$SELECT or (cluster and (bf16-N16390-M3 or bf16-N262144-M3 or f32-N13107
 # of 2 with more rows than resident clusters, so that the loop reuses the
 # exchange slots and mbarriers.
 SELECT="$SELECT or (backward and (f32-7-4099 or bf16-16384-4099))"
+# Loops over several bulk-copy buffers with rows short of the table
+# bucket's N (one CTA of 128 or 1024 threads, clusters of 2).
+SELECT="$SELECT or (backward and (bf16-6000-3 or bf16-12000-3 or f32-12000-3))"
 # Row argmax: tails, a cluster of 2 with an odd N, and of 16.
 SELECT="$SELECT or (test_argmax and (bf16-7-3 or f32-1000-3 or bf16-16390-3 or bf16-262144-3))"
 SELECT=${QUACK_SANITIZE_SELECT:-$SELECT}

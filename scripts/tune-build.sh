@@ -10,7 +10,9 @@
 # 2, 4, 8 (CTAs of 64 to 1024 threads); on the cluster path (N >= 8192)
 # clusters of 2, 4, 8, 16 CTAs of 128, 256, 512 threads (up to 16 vectors
 # per thread); configs that spill are left out; plus the model's own
-# choice with the table of measured configs ignored (`default`). Roots are named OUT_DIR/<kernel>-<T>-N<N>-<config>.
+# choice with the table of measured configs ignored (`default`). Roots are
+# named OUT_DIR/<kernel>-<T>-N<N>-<config>; CTA-level roots force a cluster
+# of 1 (kernels with sums over rows would take a cluster from 8192).
 # Phase 2, on the GPU:
 #
 #   python3 python/benchmarks/tune.py --roots OUT_DIR/* --kernels ... \

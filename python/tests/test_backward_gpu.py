@@ -19,7 +19,10 @@ DX_TOL = {torch.bfloat16: 1.5e-2, torch.float16: 3e-3, torch.float32: 1e-5}
 DW_TOL = {torch.bfloat16: 8e-3, torch.float16: 1e-3, torch.float32: 1e-5}
 EPS = 1e-5
 
-NS = [1, 7, 1000, 4096, 16384, 32768, 65536]
+# 6000, 8192 and 12000: inside the table's buckets (N/2, N] of 8192 and 16384,
+# whose entries loop over several bulk-copy buffers (N short of the bucket:
+# threads past the end of the row).
+NS = [1, 7, 1000, 4096, 6000, 8192, 12000, 16384, 32768, 65536]
 MS = [1, 3, 4099]
 # The longest rows (clusters of 8-16 CTAs; where two row groups do not fit
 # in the loop's registers, bulk copies into shared memory): M = 67 rows is
