@@ -123,6 +123,28 @@ def case(kernel, t, m, n):
                 tg, n).double()) / m
             return dx.double(), ref
         return lau, run, make, check, 2 * m * n * b + 12 * m
+    if kernel == "cross_entropy_bwd":
+        lau = Launcher("cross_entropy_bwd", ("T", "N", "IGNORE"))
+        key = (t, n, "false")
+
+        def make():
+            x = torch.randn(m, n, device="cuda").to(DT[t])
+            tg = torch.randint(0, n, (m,), device="cuda")
+            lse = torch.logsumexp(x.float(), -1)
+            dloss = torch.rand(m, device="cuda")
+            return x, tg, lse, dloss, torch.empty_like(x)
+
+        def run(x, tg, lse, dloss, dx):
+            lau.launch(key, m, (x.data_ptr(), n, tg.data_ptr(),
+                                lse.data_ptr(), dloss.data_ptr(),
+                                dx.data_ptr(), n), stream())
+
+        def check(x, tg, lse, dloss, dx):
+            ref = (torch.exp(x.double() - lse.double().unsqueeze(-1)) -
+                   torch.nn.functional.one_hot(tg, n).double()) * \
+                dloss.double().unsqueeze(-1)
+            return dx.double(), ref
+        return lau, run, make, check, 2 * m * n * b + 16 * m
     if kernel == "softmax_bwd":
         lau = Launcher("softmax_bwd", ("T", "N"))
         key = (t, n)
@@ -220,7 +242,8 @@ def case(kernel, t, m, n):
         return lau, run, make, check, nbytes
     raise SystemExit(f"tune.py: unknown kernel {kernel!r}; known: "
                      "softmax_fwd, rmsnorm_fwd, cross_entropy_fwd, "
-                     "cross_entropy_fwd_bwd, softmax_bwd, layernorm_fwd, "
+                     "cross_entropy_fwd_bwd, cross_entropy_bwd, softmax_bwd, "
+                     "layernorm_fwd, "
                      "argmax, rmsnorm_bwd, layernorm_bwd")
 
 
