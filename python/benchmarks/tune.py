@@ -48,6 +48,12 @@ def stream():
     return torch.cuda.current_stream().cuda_stream
 
 
+def logits(t, m, n):
+    """Random logits [m, n] of dtype t and a target class per row."""
+    return (torch.randn(m, n, device="cuda").to(DT[t]),
+            torch.randint(0, n, (m,), device="cuda"))
+
+
 def case(kernel, t, m, n):
     """(launcher, key, make_inputs, launch(args), check(args), bytes)."""
     b = torch.finfo(DT[t]).bits // 8
@@ -91,8 +97,7 @@ def case(kernel, t, m, n):
         key = (t, n, "false")
 
         def make():
-            x = torch.randn(m, n, device="cuda").to(DT[t])
-            tg = torch.randint(0, n, (m,), device="cuda")
+            x, tg = logits(t, m, n)
             return x, tg, torch.empty(m, device="cuda"), torch.empty(
                 m, device="cuda")
 
@@ -109,8 +114,7 @@ def case(kernel, t, m, n):
         scale = float_bits(1.0 / m)
 
         def make():
-            x = torch.randn(m, n, device="cuda").to(DT[t])
-            tg = torch.randint(0, n, (m,), device="cuda")
+            x, tg = logits(t, m, n)
             return x, tg, torch.empty(m, device="cuda"), torch.empty_like(x)
 
         def run(x, tg, loss, dx):
@@ -128,8 +132,7 @@ def case(kernel, t, m, n):
         key = (t, n, "false")
 
         def make():
-            x = torch.randn(m, n, device="cuda").to(DT[t])
-            tg = torch.randint(0, n, (m,), device="cuda")
+            x, tg = logits(t, m, n)
             lse = torch.logsumexp(x.float(), -1)
             dloss = torch.rand(m, device="cuda")
             return x, tg, lse, dloss, torch.empty_like(x)
