@@ -99,6 +99,7 @@ for k in "${KERNELS[@]}"; do
         local dir=$1; shift
         rm -rf "$dir"
         if "$QUACKC" "$ROOT/kernels/$qk.qk" --kernel="$k" --bundle="$dir/$qk" \
+            --cluster-fallbacks=0 \
             -D T="$t" -D TW=T -D N="$n" "${flags[@]}" --alignments=16 \
             "${ARGS[@]}" "$@" >/dev/null 2>"$dir.err"; then
           rm -f "$dir.err"; built=$((built + 1))

@@ -126,6 +126,23 @@ QUACK_RT_EXPORT void quack_rt_kernel_destroy(quack_rt_kernel kernel);
 QUACK_RT_EXPORT int quack_rt_kernel_prepare(quack_rt_kernel kernel,
                                             char *err_buf, size_t err_len);
 
+/// Loads the kernel into the current context like quack_rt_kernel_prepare
+/// and stores the cluster size of the variant that serves it. A kernel
+/// whose cluster the device cannot co-schedule (or that is larger than
+/// $QUACK_RT_MAX_CLUSTER_SIZE, when set) is served by the largest of its
+/// metadata's "cluster_fallbacks" that can run; \p note (when not null)
+/// then receives why, and an empty string when the kernel's own variant
+/// serves.
+QUACK_RT_EXPORT int quack_rt_kernel_cluster_in_use(quack_rt_kernel kernel,
+                                                   unsigned *cluster_size,
+                                                   char *note, size_t note_len,
+                                                   char *err_buf,
+                                                   size_t err_len);
+
+/// Returns the number of cluster fallbacks read with the kernel.
+QUACK_RT_EXPORT int quack_rt_kernel_num_cluster_fallbacks(
+    quack_rt_kernel kernel);
+
 /// Stores in \p bytes the size of the workspace argument a launch over \p m
 /// rows needs, for the current context's device: 0 for kernels without a
 /// workspace parameter. A workspace is 16-byte aligned, at least this size,

@@ -248,6 +248,11 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
       j.value(1);
       j.value(1);
     });
+    if (!clusterFallbacks.empty())
+      j.attributeArray("cluster_fallbacks", [&] {
+        for (const std::string &file : clusterFallbacks)
+          j.value(file);
+      });
     j.attributeObject("shared_bytes", [&] {
       j.attribute("static", resources.sharedBytes);
       j.attribute("dynamic", dynamicShared);

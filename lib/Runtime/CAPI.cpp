@@ -141,6 +141,30 @@ int quack_rt_kernel_prepare(quack_rt_kernel kernel, char *errBuf,
   });
 }
 
+int quack_rt_kernel_cluster_in_use(quack_rt_kernel kernel,
+                                   unsigned *clusterSize, char *note,
+                                   size_t noteLen, char *errBuf,
+                                   size_t errLen) {
+  return guarded(errBuf, errLen, [&](std::string &message) {
+    if (!kernel || !clusterSize) {
+      message = "quack_rt_kernel_cluster_in_use: null kernel or result";
+      return Status::InvalidArgument;
+    }
+    std::string text;
+    Status s = kernel->kernel->getVariantInUse(*clusterSize, text, message);
+    if (s == Status::Ok && note && noteLen > 0) {
+      size_t n = std::min(text.size(), noteLen - 1);
+      std::memcpy(note, text.data(), n);
+      note[n] = '\0';
+    }
+    return s;
+  });
+}
+
+int quack_rt_kernel_num_cluster_fallbacks(quack_rt_kernel kernel) {
+  return kernel ? static_cast<int>(kernel->kernel->getNumFallbacks()) : 0;
+}
+
 int quack_rt_kernel_workspace_size(quack_rt_kernel kernel, int64_t m,
                                    uint64_t *bytes, char *errBuf,
                                    size_t errLen) {

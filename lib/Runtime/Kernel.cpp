@@ -9,6 +9,7 @@
 #include "CudaDriver.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -23,6 +24,10 @@ static constexpr unsigned portableClusterSize = 8;
 
 struct Kernel::Loaded {
   cu::Context context = nullptr;
+  /// The variant loaded: the kernel's own or a cluster fallback.
+  const KernelMetadata *meta = nullptr;
+  /// Why a fallback serves this context (empty: the kernel's own).
+  std::string note;
   cu::Module module = nullptr;
   cu::Function function = nullptr;
   /// For cluster kernels: clusters the device keeps active at once.
@@ -52,17 +57,35 @@ static bool readFile(const std::string &path, std::vector<char> &out,
 Status Kernel::create(const std::string &metadataText, std::vector<char> image,
                       std::unique_ptr<Kernel> &result, std::string &error) {
   std::unique_ptr<Kernel> kernel(new Kernel());
-  Status s = parseKernelMetadata(metadataText, kernel->meta, error);
+  Variant &own = kernel->variants.front();
+  Status s = parseKernelMetadata(metadataText, own.meta, error);
   if (s != Status::Ok)
     return s;
   if (image.empty()) {
-    error = "kernel \"" + kernel->meta.kernel + "\": the image is empty";
+    error = "kernel \"" + own.meta.kernel + "\": the image is empty";
     return Status::InvalidArgument;
   }
   // A PTX image must be NUL-terminated; a trailing NUL harms no cubin.
   image.push_back('\0');
-  kernel->image = std::move(image);
+  own.image = std::move(image);
   result = std::move(kernel);
+  return Status::Ok;
+}
+
+/// Reads the cubin \p meta names, in \p dir, NUL-terminated.
+static Status readCubin(const std::string &dir, const std::string &metadataPath,
+                        const KernelMetadata &meta, std::vector<char> &image,
+                        std::string &error) {
+  std::string cubinPath = dir + meta.cubin;
+  if (!readFile(cubinPath, image, error)) {
+    error = metadataPath + ": " + error;
+    return Status::IoError;
+  }
+  if (image.empty()) {
+    error = cubinPath + " is empty";
+    return Status::IoError;
+  }
+  image.push_back('\0');
   return Status::Ok;
 }
 
@@ -82,22 +105,44 @@ Status Kernel::load(const std::string &metadataPath,
   size_t slash = metadataPath.rfind('/');
   std::string dir =
       slash == std::string::npos ? "" : metadataPath.substr(0, slash + 1);
-  std::string cubinPath = dir + kernel->meta.cubin;
-  std::vector<char> image;
-  if (!readFile(cubinPath, image, error)) {
-    error = metadataPath + ": " + error;
-    return Status::IoError;
+  // The same kernel on smaller clusters, read now so that a launch never
+  // touches the file system. (Reserved first, so that `own` stays put.)
+  kernel->variants.reserve(
+      1 + kernel->variants.front().meta.clusterFallbacks.size());
+  Variant &own = kernel->variants.front();
+  if ((s = readCubin(dir, metadataPath, own.meta, own.image, error)) !=
+      Status::Ok)
+    return s;
+  for (const std::string &file : own.meta.clusterFallbacks) {
+    const std::string fallbackPath = dir + file;
+    Variant fallback;
+    if (!readFile(fallbackPath, text, error)) {
+      error = metadataPath + ": cluster fallback: " + error;
+      return Status::IoError;
+    }
+    if ((s = parseKernelMetadata(std::string(text.begin(), text.end()),
+                                 fallback.meta, parseError)) != Status::Ok) {
+      error = fallbackPath + ": " + parseError;
+      return s;
+    }
+    if ((s = checkClusterFallback(
+             own.meta, fallback.meta,
+             kernel->variants.back().meta.getClusterSize(), parseError)) !=
+        Status::Ok) {
+      error = fallbackPath + ": " + parseError;
+      return s;
+    }
+    if ((s = readCubin(dir, fallbackPath, fallback.meta, fallback.image,
+                       error)) != Status::Ok)
+      return s;
+    kernel->variants.push_back(std::move(fallback));
   }
-  if (image.empty()) {
-    error = cubinPath + " is empty";
-    return Status::IoError;
-  }
-  image.push_back('\0');
-  kernel->image = std::move(image);
   kernel->path = metadataPath;
   result = std::move(kernel);
   return Status::Ok;
 }
+
+Kernel::Kernel() : variants(1) {}
 
 Kernel::~Kernel() {
   std::string ignored;
@@ -114,11 +159,42 @@ Status Kernel::prepare(std::string &error) {
   return getFunction(nullptr, l, error);
 }
 
+/// Reads $QUACK_RT_MAX_CLUSTER_SIZE: the largest cluster the runtime
+/// launches (0 when unset).
+static Status getClusterCap(unsigned &cap, std::string &error) {
+  cap = 0;
+  const char *text = std::getenv("QUACK_RT_MAX_CLUSTER_SIZE");
+  if (!text || !*text)
+    return Status::Ok;
+  char *end = nullptr;
+  errno = 0;
+  long value = std::strtol(text, &end, 10);
+  if (*end || errno || value < 1 || value > 1024) {
+    error = std::string("QUACK_RT_MAX_CLUSTER_SIZE must be a positive "
+                        "number of CTAs, got \"") +
+            text + "\"";
+    return Status::InvalidArgument;
+  }
+  cap = static_cast<unsigned>(value);
+  return Status::Ok;
+}
+
+Status Kernel::getVariantInUse(unsigned &clusterSize, std::string &note,
+                               std::string &error) {
+  const Loaded *l = nullptr;
+  if (Status s = getFunction(nullptr, l, error); s != Status::Ok)
+    return s;
+  clusterSize = l->meta->getClusterSize();
+  note = l->note;
+  return Status::Ok;
+}
+
 Status Kernel::getFunction(void *stream, const Loaded *&result,
                            std::string &error) {
   const cu::Driver *d = cu::getDriver(error);
   if (!d)
     return Status::DriverUnavailable;
+  const KernelMetadata &meta = getMetadata();
   const std::string name = "kernel \"" + meta.kernel + "\": ";
 
   cu::Context ctx = nullptr;
@@ -174,6 +250,61 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
     error = name + d->describe("cuCtxGetDevice", r);
     return Status::DriverError;
   }
+
+  // The kernel's own variant, else the largest cluster fallback the device
+  // can co-schedule; `passedOver` says why the larger ones were not used.
+  std::string passedOver;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    auto l = std::make_unique<Loaded>();
+    l->context = ctx;
+    bool clusterRefused = false;
+    std::string why;
+    Status s = loadVariant(variants[i], dev, *l, clusterRefused, why);
+    if (s == Status::Ok) {
+      l->meta = &variants[i].meta;
+      if (i > 0)
+        l->note = passedOver + "; using the fallback on a cluster of " +
+                  std::to_string(variants[i].meta.getClusterSize()) + " (" +
+                  variants[i].meta.cubin + ")";
+      result = l.get();
+      loaded.push_back(std::move(l));
+      return Status::Ok;
+    }
+    if (!clusterRefused) {
+      error = name + why;
+      return s;
+    }
+    passedOver += (passedOver.empty() ? "" : "; ") + why;
+    if (i + 1 == variants.size()) {
+      error = name + passedOver;
+      error += variants.size() == 1
+                   ? "; use a variant compiled with a smaller cluster (quackc "
+                     "--config=cluster=N, or a bundle with cluster fallbacks)"
+                   : "; no cluster fallback of the kernel can run either";
+      return s;
+    }
+  }
+  return Status::Unsupported; // Unreachable: there is always one variant.
+}
+
+Status Kernel::loadVariant(const Variant &variant, int device, Loaded &l,
+                           bool &clusterRefused, std::string &error) {
+  const cu::Driver *d = cu::getDriver(error);
+  const KernelMetadata &meta = variant.meta;
+  const cu::Device dev = device;
+  const unsigned clusterSize = meta.getClusterSize();
+  cu::Result r;
+
+  unsigned cap = 0;
+  if (Status s = getClusterCap(cap, error); s != Status::Ok)
+    return s;
+  if (cap && clusterSize > cap) {
+    clusterRefused = true;
+    error = "QUACK_RT_MAX_CLUSTER_SIZE=" + std::to_string(cap) +
+            " rules out a cluster of " + std::to_string(clusterSize) + " CTAs";
+    return Status::Unsupported;
+  }
+
   int major = 0, minor = 0, smemOptin = 0;
   if ((r = d->deviceGetAttribute(&major, cu::devAttrComputeCapabilityMajor,
                                  dev)) != cu::success ||
@@ -182,49 +313,48 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
       (r = d->deviceGetAttribute(&smemOptin,
                                  cu::devAttrMaxSharedMemoryPerBlockOptin,
                                  dev)) != cu::success) {
-    error = name + d->describe("cuDeviceGetAttribute", r);
+    error = d->describe("cuDeviceGetAttribute", r);
     return Status::DriverError;
   }
   if (meta.staticSharedBytes + meta.dynamicSharedBytes > smemOptin) {
-    error = name + "needs " +
+    error = "needs " +
             std::to_string(meta.staticSharedBytes + meta.dynamicSharedBytes) +
             " bytes of shared memory per block, the device allows " +
             std::to_string(smemOptin);
     return Status::Unsupported;
   }
 
-  auto l = std::make_unique<Loaded>();
-  l->context = ctx;
-  if ((r = d->moduleLoadData(&l->module, image.data())) != cu::success) {
-    error = name + d->describe("cuModuleLoadData", r) + " loading " +
+  if ((r = d->moduleLoadData(&l.module, variant.image.data())) !=
+      cu::success) {
+    error = d->describe("cuModuleLoadData", r) + " loading " +
             (path.empty() ? std::string("the image") : meta.cubin) +
             " (built for " + meta.arch + ") on a device of compute " +
             "capability " + std::to_string(major) + "." + std::to_string(minor);
     return Status::DriverError;
   }
   auto unloadOnError = [&](const char *call) {
-    error = name + d->describe(call, r);
-    d->moduleUnload(l->module);
+    error = d->describe(call, r);
+    d->moduleUnload(l.module);
     return Status::DriverError;
   };
-  if ((r = d->moduleGetFunction(&l->function, l->module,
-                                meta.symbol.c_str())) != cu::success)
+  if ((r = d->moduleGetFunction(&l.function, l.module, meta.symbol.c_str())) !=
+      cu::success)
     return unloadOnError("cuModuleGetFunction");
   if (meta.dynamicSharedBytes > defaultDynamicSharedLimit &&
       (r = d->funcSetAttribute(
-           l->function, cu::funcAttrMaxDynamicSharedSizeBytes,
+           l.function, cu::funcAttrMaxDynamicSharedSizeBytes,
            static_cast<int>(meta.dynamicSharedBytes))) != cu::success)
     return unloadOnError("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-  if (meta.getClusterSize() > portableClusterSize &&
-      (r = d->funcSetAttribute(l->function,
+  if (clusterSize > portableClusterSize &&
+      (r = d->funcSetAttribute(l.function,
                                cu::funcAttrNonPortableClusterSizeAllowed, 1)) !=
           cu::success)
     return unloadOnError(
         "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
   // A cluster that the device cannot co-schedule (too many CTAs, threads or
   // shared memory for one GPC, or an MPS/MIG partition) would fail at every
-  // launch: refuse once, here, naming the cluster.
-  if (meta.getClusterSize() > 1 && d->occupancyMaxActiveClusters) {
+  // launch: find out once, here, naming the cluster.
+  if (clusterSize > 1 && d->occupancyMaxActiveClusters) {
     cu::LaunchAttribute attr;
     std::memset(&attr, 0, sizeof(attr));
     attr.id = cu::launchAttrClusterDimension;
@@ -233,7 +363,7 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
     attr.value.clusterDim.z = meta.cluster[2];
     cu::LaunchConfig config;
     std::memset(&config, 0, sizeof(config));
-    config.gridDimX = meta.getClusterSize();
+    config.gridDimX = clusterSize;
     config.gridDimY = config.gridDimZ = 1;
     config.blockDimX = meta.block[0];
     config.blockDimY = meta.block[1];
@@ -242,49 +372,46 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
     config.attrs = &attr;
     config.numAttrs = 1;
     int clusters = 0;
-    if ((r = d->occupancyMaxActiveClusters(&clusters, l->function, &config)) !=
+    if ((r = d->occupancyMaxActiveClusters(&clusters, l.function, &config)) !=
         cu::success)
       return unloadOnError("cuOccupancyMaxActiveClusters");
     if (clusters < 1) {
-      error = name + "the device cannot run a cluster of " +
-              std::to_string(meta.getClusterSize()) + " CTAs of " +
+      clusterRefused = true;
+      error = "the device cannot run a cluster of " +
+              std::to_string(clusterSize) + " CTAs of " +
               std::to_string(meta.block[0]) +
-              " threads (cuOccupancyMaxActiveClusters gives 0); use a "
-              "variant compiled with a smaller cluster (quackc "
-              "--config=cluster=N)";
-      d->moduleUnload(l->module);
+              " threads (cuOccupancyMaxActiveClusters gives 0)";
+      d->moduleUnload(l.module);
       return Status::Unsupported;
     }
-    l->maxActiveClusters = clusters;
+    l.maxActiveClusters = clusters;
   }
   if (meta.persistent) {
     if (!meta.finishSymbol.empty() &&
-        (r = d->moduleGetFunction(&l->finishFunction, l->module,
+        (r = d->moduleGetFunction(&l.finishFunction, l.module,
                                   meta.finishSymbol.c_str())) != cu::success)
       return unloadOnError("cuModuleGetFunction");
-    if (meta.getClusterSize() > 1) {
-      l->residentGroups = l->maxActiveClusters;
+    if (clusterSize > 1) {
+      l.residentGroups = l.maxActiveClusters;
     } else {
       int perSm = 0, sms = 0;
       if ((r = d->occupancyMaxActiveBlocksPerMultiprocessor(
-               &perSm, l->function,
+               &perSm, l.function,
                static_cast<int>(meta.block[0] * meta.block[1] * meta.block[2]),
                static_cast<size_t>(meta.dynamicSharedBytes))) != cu::success)
         return unloadOnError("cuOccupancyMaxActiveBlocksPerMultiprocessor");
       if ((r = d->deviceGetAttribute(&sms, cu::devAttrMultiprocessorCount,
                                      dev)) != cu::success)
         return unloadOnError("cuDeviceGetAttribute");
-      l->residentGroups = static_cast<int64_t>(perSm) * sms;
+      l.residentGroups = static_cast<int64_t>(perSm) * sms;
     }
-    if (l->residentGroups < 1) {
-      error = name + "the device cannot keep one CTA of this kernel resident "
-                     "(occupancy 0)";
-      d->moduleUnload(l->module);
+    if (l.residentGroups < 1) {
+      error = "the device cannot keep one CTA of this kernel resident "
+              "(occupancy 0)";
+      d->moduleUnload(l.module);
       return Status::Unsupported;
     }
   }
-  result = l.get();
-  loaded.push_back(std::move(l));
   return Status::Ok;
 }
 
@@ -300,6 +427,7 @@ union ParamSlot {
 
 Status Kernel::getWorkspaceBytes(int64_t m, uint64_t &bytes,
                                  std::string &error) {
+  const KernelMetadata &meta = getMetadata();
   bytes = 0;
   if (!meta.persistent)
     return Status::Ok;
@@ -312,21 +440,24 @@ Status Kernel::getWorkspaceBytes(int64_t m, uint64_t &bytes,
   if (Status s = getFunction(nullptr, l, error); s != Status::Ok)
     return s;
   unsigned gridX = 0;
-  computePersistentGrid(meta, m, l->residentGroups, gridX, bytes);
+  computePersistentGrid(*l->meta, m, l->residentGroups, gridX, bytes);
   return Status::Ok;
 }
 
 Status Kernel::launch(int64_t m, const ArgValue *args, size_t numArgs,
                       void *stream, std::string &error) {
-  Status s = checkLaunchArguments(meta, m, args, numArgs, error);
+  // Every variant has the kernel's parameters, alignment and grid kind.
+  const KernelMetadata &own = getMetadata();
+  Status s = checkLaunchArguments(own, m, args, numArgs, error);
   // With no rows nothing runs, but sums over rows are still written (0).
-  if (s != Status::Ok || (m == 0 && meta.finishSymbol.empty()))
+  if (s != Status::Ok || (m == 0 && own.finishSymbol.empty()))
     return s;
   const Loaded *l = nullptr;
   unsigned gridX = 0;
-  if (meta.persistent) {
+  if (own.persistent) {
     if ((s = getFunction(stream, l, error)) != Status::Ok)
       return s;
+    const KernelMetadata &meta = *l->meta;
     uint64_t workspaceBytes = 0;
     computePersistentGrid(meta, m, l->residentGroups, gridX, workspaceBytes);
     if (m > 0 && (s = launchMain(l, m, gridX, args, numArgs, stream,
@@ -336,9 +467,14 @@ Status Kernel::launch(int64_t m, const ArgValue *args, size_t numArgs,
       return Status::Ok;
     return launchFinish(l, m == 0 ? 0 : gridX, args, stream, error);
   }
-  if ((s = computeGridSize(meta, m, gridX, error)) != Status::Ok)
+  // The grid is checked before the driver is opened; a fallback's smaller
+  // cluster only makes it smaller.
+  if ((s = computeGridSize(own, m, gridX, error)) != Status::Ok)
     return s;
   if ((s = getFunction(stream, l, error)) != Status::Ok)
+    return s;
+  if (l->meta != &own &&
+      (s = computeGridSize(*l->meta, m, gridX, error)) != Status::Ok)
     return s;
   return launchMain(l, m, gridX, args, numArgs, stream, error);
 }
@@ -346,6 +482,7 @@ Status Kernel::launch(int64_t m, const ArgValue *args, size_t numArgs,
 Status Kernel::launchFinish(const Loaded *l, unsigned gridX,
                             const ArgValue *args, void *stream,
                             std::string &error) {
+  const KernelMetadata &meta = *l->meta;
   // (slots, workspace, outputs...): slots = row groups x rows per CTA.
   int64_t slots = static_cast<int64_t>(gridX / meta.ctasPerRowGroup) *
                   meta.rowsPerCta;
@@ -427,6 +564,7 @@ static Status encodeTensorMap(const cu::Driver *d, const KernelMetadata &meta,
 Status Kernel::launchMain(const Loaded *l, int64_t m, unsigned gridX,
                           const ArgValue *args, size_t numArgs, void *stream,
                           std::string &error) {
+  const KernelMetadata &meta = *l->meta;
 
   constexpr size_t inlineParams = 32;
   ParamSlot inlineSlots[inlineParams];

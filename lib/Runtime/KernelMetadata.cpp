@@ -492,6 +492,26 @@ Status runtime::parseKernelMetadata(const std::string &text,
     if (!parseTensorMaps(c, *maps, result))
       return Status::InvalidMetadata;
 
+  if (const Value *fallbacks = root.get("cluster_fallbacks")) {
+    if (!fallbacks->isArray()) {
+      c.fail("field \"cluster_fallbacks\" must be an array of file names");
+      return Status::InvalidMetadata;
+    }
+    if (result.getClusterSize() < 2) {
+      c.fail("\"cluster_fallbacks\" needs a cluster of 2 or more CTAs");
+      return Status::InvalidMetadata;
+    }
+    for (const Value &v : fallbacks->getArray()) {
+      if (!v.isString() || v.getString().empty() ||
+          v.getString().find('/') != std::string::npos) {
+        c.fail("\"cluster_fallbacks\" entries must name metadata files "
+               "beside this one");
+        return Status::InvalidMetadata;
+      }
+      result.clusterFallbacks.push_back(v.getString());
+    }
+  }
+
   if (bindings) {
     for (const Value::Member &m : bindings->getObject()) {
       const Value &v = m.second;
@@ -511,6 +531,41 @@ Status runtime::parseKernelMetadata(const std::string &text,
   }
   meta = std::move(result);
   return Status::Ok;
+}
+
+Status runtime::checkClusterFallback(const KernelMetadata &meta,
+                                     const KernelMetadata &fallback,
+                                     unsigned largerCluster,
+                                     std::string &error) {
+  auto sameParam = [](const Param &a, const Param &b) {
+    return a.name == b.name && a.kind == b.kind && a.type == b.type &&
+           a.role == b.role && a.of == b.of;
+  };
+  std::string differs;
+  if (fallback.kernel != meta.kernel || fallback.symbol != meta.symbol)
+    differs = "it is another kernel (\"" + fallback.kernel + "\")";
+  else if (fallback.bindings != meta.bindings)
+    differs = "its bindings differ";
+  else if (fallback.params.size() != meta.params.size() ||
+           !std::equal(meta.params.begin(), meta.params.end(),
+                       fallback.params.begin(), sameParam))
+    differs = "its parameters differ";
+  else if (fallback.alignment != meta.alignment)
+    differs = "its alignment differs (" + std::to_string(fallback.alignment) +
+              " bytes, not " + std::to_string(meta.alignment) + ")";
+  else if (fallback.persistent != meta.persistent ||
+           fallback.finishOutputs != meta.finishOutputs ||
+           fallback.workspaceParam != meta.workspaceParam)
+    differs = "its grid kind or sums over rows differ";
+  else if (fallback.getClusterSize() >= largerCluster)
+    differs = "its cluster of " + std::to_string(fallback.getClusterSize()) +
+              " CTAs is not smaller than " + std::to_string(largerCluster);
+  else if (!fallback.clusterFallbacks.empty())
+    differs = "it lists fallbacks of its own";
+  if (differs.empty())
+    return Status::Ok;
+  error = "cluster fallback of kernel \"" + meta.kernel + "\": " + differs;
+  return Status::InvalidMetadata;
 }
 
 Status runtime::checkLaunchArguments(const KernelMetadata &meta, int64_t m,

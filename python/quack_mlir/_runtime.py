@@ -131,6 +131,10 @@ def load_library():
             "quack_rt_kernel_param": (c.c_int, [kernel, c.c_int,
                                                 c.POINTER(_ParamInfo)]),
             "quack_rt_kernel_binding": (c.c_char_p, [kernel, c.c_char_p]),
+            "quack_rt_kernel_cluster_in_use": (
+                c.c_int, [kernel, c.POINTER(c.c_uint), c.c_char_p,
+                          c.c_size_t, c.c_char_p, c.c_size_t]),
+            "quack_rt_kernel_num_cluster_fallbacks": (c.c_int, [kernel]),
         }
         for name, (restype, argtypes) in sig.items():
             fn = getattr(lib, name)
@@ -205,6 +209,9 @@ class Kernel:
         self.alignment = lib.quack_rt_kernel_alignment(handle)
         self.rows_per_cta = lib.quack_rt_kernel_rows_per_cta(handle)
         self.num_args = lib.quack_rt_kernel_num_args(handle)
+        # Variants on smaller clusters read with the kernel.
+        self.num_cluster_fallbacks = \
+            lib.quack_rt_kernel_num_cluster_fallbacks(handle)
         params = []
         info = _ParamInfo()
         for i in range(lib.quack_rt_kernel_num_params(handle)):
@@ -227,6 +234,21 @@ class Kernel:
                                                    _ERR_LEN)
         if status != OK:
             raise KernelError(status, self._err.value.decode(errors="replace"))
+
+    def cluster_in_use(self):
+        """(cluster size, note) of the variant that serves the current CUDA
+        context, loading it there: the kernel's own (note "") or, where the
+        device cannot co-schedule its cluster (or $QUACK_RT_MAX_CLUSTER_SIZE
+        rules it out), the largest cluster fallback that runs, with the
+        note saying why."""
+        size = ctypes.c_uint(0)
+        note = ctypes.create_string_buffer(_ERR_LEN)
+        status = self._lib.quack_rt_kernel_cluster_in_use(
+            self._handle, ctypes.byref(size), note, _ERR_LEN, self._err,
+            _ERR_LEN)
+        if status != OK:
+            raise KernelError(status, self._err.value.decode(errors="replace"))
+        return size.value, note.value.decode(errors="replace")
 
     def workspace_size(self, m):
         """Bytes of workspace a launch over `m` rows needs on the current

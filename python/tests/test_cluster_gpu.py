@@ -279,3 +279,102 @@ def test_torch_ops(t, n):
     loss.backward()
     ref.backward()
     assert close(x1.grad, x2.grad, t)
+
+
+# Cluster fallbacks: a bundle variant on a cluster carries the same kernel
+# on halved clusters, which the runtime loads where the device cannot
+# co-schedule the cluster. QUACK_RT_MAX_CLUSTER_SIZE rules clusters out
+# the same way, so these tests exercise the fallback on any Hopper GPU.
+
+def forget_kernels():
+    """Drops every loaded kernel, so that the next launch loads (and picks
+    a variant) again."""
+    from quack_mlir import _kernels
+    _kernels.set_bundle(_kernels._bundle_spec)
+
+
+@pytest.fixture
+def cluster_cap(monkeypatch):
+    def set_cap(value):
+        monkeypatch.setenv("QUACK_RT_MAX_CLUSTER_SIZE", str(value))
+        forget_kernels()
+    yield set_cap
+    monkeypatch.delenv("QUACK_RT_MAX_CLUSTER_SIZE", raising=False)
+    forget_kernels()
+
+
+@pytest.mark.parametrize("t,n,cap", [("bf16", 131072, 4), ("bf16", 131072, 1),
+                                     ("f32", 262144, 8), ("bf16", 32768, 2)])
+def test_cluster_fallback_softmax(cluster_cap, t, n, cap):
+    cluster_cap(cap)
+    m = 3
+    x = (torch.randn(m, n, device="cuda") * 4).to(DT[t])
+    y = nan_like(x)
+    args = (x.data_ptr(), n, y.data_ptr(), n)
+    kernel = SOFTMAX_FWD.select((t, n), args)
+    assert kernel.num_cluster_fallbacks >= 1
+    size, note = kernel.cluster_in_use()
+    assert size <= cap
+    assert f"QUACK_RT_MAX_CLUSTER_SIZE={cap} rules out a cluster of" in note
+    assert f"using the fallback on a cluster of {size}" in note
+    SOFTMAX_FWD.launch((t, n), m, args, stream())
+    torch.cuda.synchronize()
+    assert close(y, torch.softmax(x.double(), -1), t)
+
+
+@pytest.mark.parametrize("t,n", [("bf16", 262144), ("f32", 131072)])
+def test_cluster_fallback_torch_ops(cluster_cap, t, n):
+    # Forward and backward through autograd (the backward kernels run on a
+    # persistent grid sized from the fallback's cluster) with clusters of
+    # at most 8 CTAs.
+    import quack_mlir
+    cluster_cap(8)
+    m = 3
+    x = torch.randn(m, n, device="cuda").to(DT[t]).requires_grad_(True)
+    w = torch.randn(n, device="cuda").to(DT[t]).requires_grad_(True)
+    dy = torch.randn(m, n, device="cuda").to(DT[t])
+    xd = x.detach().double().requires_grad_(True)
+    wd = w.detach().double().requires_grad_(True)
+    y = quack_mlir.rmsnorm(x, w, eps=1e-6)
+    ref = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-6) * wd
+    assert close(y, ref, t)
+    y.backward(dy)
+    ref.backward(dy.double())
+    assert close(x.grad, xd.grad, t)
+    assert close(w.grad[None], wd.grad[None], t)
+    target = torch.randint(0, n, (m,), device="cuda")
+    x1 = x.detach().clone().requires_grad_(True)
+    x2 = x.detach().double().requires_grad_(True)
+    loss = quack_mlir.cross_entropy(x1, target)
+    ref = torch.nn.functional.cross_entropy(x2, target)
+    assert rel(loss.detach(), ref.detach()) < 1e-4
+    loss.backward()
+    ref.backward()
+    assert close(x1.grad, x2.grad, t)
+
+
+def test_cluster_fallback_exhausted(cluster_cap):
+    # softmax_fwd at bf16 262144 runs on 16 CTAs, with fallbacks down to 4
+    # (on 2, a thread would hold more vectors than it can).
+    from quack_mlir._runtime import KernelError
+    cluster_cap(2)
+    t, n, m = "bf16", 262144, 1
+    x = torch.randn(m, n, device="cuda").to(DT[t])
+    y = nan_like(x)
+    with pytest.raises(KernelError, match="QUACK_RT_MAX_CLUSTER_SIZE=2 rules "
+                       "out a cluster of 16 CTAs.*no cluster fallback of the "
+                       "kernel can run either"):
+        SOFTMAX_FWD.launch((t, n), m, (x.data_ptr(), n, y.data_ptr(), n),
+                           stream())
+
+
+def test_cluster_cap_must_be_a_number(cluster_cap):
+    from quack_mlir._runtime import KernelError
+    cluster_cap("eight")
+    t, n, m = "bf16", 131072, 1
+    x = torch.randn(m, n, device="cuda").to(DT[t])
+    y = nan_like(x)
+    with pytest.raises(KernelError, match="QUACK_RT_MAX_CLUSTER_SIZE must be "
+                       "a positive number of CTAs, got \"eight\""):
+        SOFTMAX_FWD.launch((t, n), m, (x.data_ptr(), n, y.data_ptr(), n),
+                           stream())

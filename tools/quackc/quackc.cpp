@@ -95,6 +95,14 @@ cl::list<int64_t> bundleAlignments(
              "(default 16,8,4,2,1)"),
     cl::cat(category));
 
+cl::opt<int> clusterFallbacks(
+    "cluster-fallbacks",
+    cl::desc("with --bundle: for a kernel on a cluster of C CTAs, also "
+             "compile it on clusters of C/2, C/4, ... (at most <n> sizes; "
+             "-1: every size the compiler accepts), which the runtime falls "
+             "back to where the device cannot co-schedule C CTAs"),
+    cl::init(-1), cl::value_desc("n"), cl::cat(category));
+
 int fail(const Twine &message) {
   WithColor::error(errs(), "quackc") << message << "\n";
   return 1;
@@ -217,6 +225,59 @@ int compileOne(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
   return 0;
 }
 
+/// Compiles the kernel of `options` (whose config chose a cluster of
+/// `md.clusterSize` CTAs) on halved clusters, down to the first size the
+/// compiler refuses or --cluster-fallbacks sizes, writes each as
+/// `<name>__c<C>` beside the variant and lists them in `md` (largest first)
+/// for the runtime to fall back to. A fallback may spill: it runs only where
+/// the variant itself cannot. Returns false after reporting a write error.
+bool writeClusterFallbacks(llvm::SourceMgr &sourceMgr,
+                           mlir::MLIRContext &context,
+                           const quack::CompileOptions &options,
+                           const std::string &name,
+                           quack::KernelMetadata &md) {
+  int budget = clusterFallbacks;
+  for (int64_t cluster = md.clusterSize / 2; cluster >= 1 && budget != 0;
+       cluster /= 2, --budget) {
+    quack::CompileOptions smaller = options;
+    smaller.clusterSize = cluster;
+    smaller.alignment = md.requiredAlignment;
+    std::string why;
+    mlir::FailureOr<quack::Artifacts> artifacts = mlir::failure();
+    {
+      mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &d) {
+        if (why.empty() && d.getSeverity() == mlir::DiagnosticSeverity::Error)
+          why = d.str();
+        return mlir::success();
+      });
+      artifacts = quack::compile(sourceMgr, 1, context, smaller);
+    }
+    if (succeeded(artifacts) &&
+        artifacts->kernels.front().requiredAlignment != md.requiredAlignment)
+      why = "its alignment class differs", artifacts = mlir::failure();
+    if (failed(artifacts)) {
+      WithColor::note(errs(), "quackc")
+          << name << ": no fallback on a cluster of " << cluster << ": "
+          << why << "\n";
+      break;
+    }
+    const quack::KernelMetadata &fb = artifacts->kernels.front();
+    std::string fbName = name + "__c" + std::to_string(fb.clusterSize);
+    SmallString<256> cubinPath(bundleDir);
+    sys::path::append(cubinPath, fbName + ".cubin");
+    if (!writeFile(cubinPath, artifacts->cubin, true) ||
+        !writeFile(metadataPathFor(cubinPath), fb.toJSON(fbName + ".cubin"),
+                   false))
+      return false;
+    md.clusterFallbacks.push_back(fbName + ".json");
+    outs() << cubinPath << "  (fallback: " << fb.resources.registers
+           << " regs, "
+           << fb.resources.spillStoreBytes + fb.resources.spillLoadBytes
+           << " B spills, block " << fb.blockThreads << ")\n";
+  }
+  return true;
+}
+
 int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
                   quack::CompileOptions base,
                   const std::map<std::string, std::vector<std::string>> &defs) {
@@ -286,12 +347,14 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
               << firstError << "\n";
           continue;
         }
-        const quack::KernelMetadata &md = artifacts->kernels.front();
+        quack::KernelMetadata &md = artifacts->kernels.front();
         if (spillsAreFatal(md, tag))
           return 1;
         if (!alignments.insert(md.requiredAlignment).second)
           continue;
         std::string name = tag + "__a" + std::to_string(md.requiredAlignment);
+        if (!writeClusterFallbacks(sourceMgr, context, options, name, md))
+          return 1;
         SmallString<256> cubinPath(bundleDir);
         sys::path::append(cubinPath, name + ".cubin");
         if (!writeFile(cubinPath, artifacts->cubin, true) ||

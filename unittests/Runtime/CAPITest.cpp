@@ -246,3 +246,89 @@ TEST(CAPITest, NoDriverGivesAClearError) {
 }
 
 } // namespace
+
+namespace {
+/// `metadata` on a cluster of \p size (one row per cluster), naming
+/// \p cubin and, when given, cluster fallbacks.
+std::string clusterMetadata(unsigned size, const std::string &cubin,
+                            const std::string &fallbacks = "") {
+  std::string text = metadata;
+  auto replace = [&](const std::string &from, const std::string &to) {
+    size_t pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    text.replace(pos, from.size(), to);
+  };
+  const std::string c = std::to_string(size);
+  replace(R"("rows_per_cta": 2})",
+          R"("rows_per_cta": 1, "ctas_per_rows": )" + c + "}");
+  replace(R"("cluster": [1, 1, 1],)",
+          "\"cluster\": [" + c + ", 1, 1]," +
+              (fallbacks.empty() ? ""
+                                 : " \"cluster_fallbacks\": [" + fallbacks +
+                                       "],"));
+  replace("\"scale.cubin\"", "\"" + cubin + "\"");
+  return text;
+}
+} // namespace
+
+TEST(CAPITest, LoadsClusterFallbacks) {
+  ASSERT_TRUE(noDriver);
+  TempDir dir;
+  dir.write("c16.cubin", "image 16");
+  dir.write("c8.cubin", "image 8");
+  dir.write("c4.cubin", "image 4");
+  dir.write("c8.json", clusterMetadata(8, "c8.cubin"));
+  dir.write("c4.json", clusterMetadata(4, "c4.cubin"));
+  std::string path = dir.write(
+      "c16.json", clusterMetadata(16, "c16.cubin", R"("c8.json", "c4.json")"));
+  char err[512] = {0};
+  quack_rt_kernel kernel = nullptr;
+  ASSERT_EQ(quack_rt_kernel_load(path.c_str(), &kernel, err, sizeof(err)),
+            QUACK_RT_OK)
+      << err;
+  EXPECT_EQ(quack_rt_kernel_num_cluster_fallbacks(kernel), 2);
+  // Which variant serves is decided on the device; without a driver the
+  // query fails with the driver's message.
+  unsigned size = 0;
+  char note[64] = {0};
+  EXPECT_EQ(quack_rt_kernel_cluster_in_use(kernel, &size, note, sizeof(note),
+                                           err, sizeof(err)),
+            QUACK_RT_ERROR_DRIVER_UNAVAILABLE);
+  EXPECT_EQ(quack_rt_kernel_cluster_in_use(kernel, nullptr, note, sizeof(note),
+                                           err, sizeof(err)),
+            QUACK_RT_ERROR_INVALID_ARGUMENT);
+  quack_rt_kernel_destroy(kernel);
+  EXPECT_EQ(quack_rt_kernel_num_cluster_fallbacks(nullptr), 0);
+}
+
+TEST(CAPITest, RefusesBadClusterFallbacks) {
+  TempDir dir;
+  dir.write("c16.cubin", "image 16");
+  dir.write("c8.cubin", "image 8");
+  char err[512] = {0};
+  quack_rt_kernel kernel = nullptr;
+  // The fallback's metadata is missing.
+  std::string path = dir.write(
+      "a.json", clusterMetadata(16, "c16.cubin", R"("missing.json")"));
+  EXPECT_EQ(quack_rt_kernel_load(path.c_str(), &kernel, err, sizeof(err)),
+            QUACK_RT_ERROR_IO);
+  EXPECT_NE(std::string(err).find("missing.json"), std::string::npos) << err;
+  // Its cubin is missing.
+  dir.write("c8-nocubin.json", clusterMetadata(8, "absent.cubin"));
+  path = dir.write("b.json",
+                   clusterMetadata(16, "c16.cubin", R"("c8-nocubin.json")"));
+  EXPECT_EQ(quack_rt_kernel_load(path.c_str(), &kernel, err, sizeof(err)),
+            QUACK_RT_ERROR_IO);
+  EXPECT_NE(std::string(err).find("absent.cubin"), std::string::npos) << err;
+  // Fallbacks must shrink the cluster.
+  dir.write("c32.json", clusterMetadata(32, "c8.cubin"));
+  path = dir.write("c.json", clusterMetadata(16, "c16.cubin", R"("c32.json")"));
+  EXPECT_EQ(quack_rt_kernel_load(path.c_str(), &kernel, err, sizeof(err)),
+            QUACK_RT_ERROR_INVALID_METADATA);
+  EXPECT_NE(std::string(err).find("c32.json: cluster fallback of kernel "
+                                  "\"scale\": its cluster of 32 CTAs is not "
+                                  "smaller than 16"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(kernel, nullptr);
+}

@@ -530,3 +530,89 @@ TEST(KernelMetadataTest, TensorCopiesNeedRowsWith32BitCoordinates) {
   EXPECT_EQ(checkLaunchArguments(meta, 32768, args.data(), args.size(), error),
             Status::Ok);
 }
+
+namespace {
+/// The example on a cluster of \p size CTAs splitting each row.
+std::string clusterExample(unsigned size, const std::string &extra = "") {
+  std::string text = exampleMetadata;
+  auto replace = [&](const std::string &from, const std::string &to) {
+    size_t pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    text.replace(pos, from.size(), to);
+  };
+  const std::string c = std::to_string(size);
+  replace(R"("grid": {"kind": "rows", "rows_per_cta": 1},)",
+          R"("grid": {"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": )" +
+              c + "}," + extra);
+  replace(R"("cluster": [1, 1, 1],)", "\"cluster\": [" + c + ", 1, 1],");
+  return text;
+}
+
+KernelMetadata parsed(const std::string &text) {
+  KernelMetadata meta;
+  std::string error;
+  EXPECT_EQ(parseKernelMetadata(text, meta, error), Status::Ok) << error;
+  return meta;
+}
+} // namespace
+
+TEST(KernelMetadataTest, ParsesClusterFallbacks) {
+  KernelMetadata meta = parsed(
+      clusterExample(16, R"("cluster_fallbacks": ["k__c8.json", "k__c4.json"],)"));
+  ASSERT_EQ(meta.clusterFallbacks.size(), 2u);
+  EXPECT_EQ(meta.clusterFallbacks[0], "k__c8.json");
+  EXPECT_EQ(meta.clusterFallbacks[1], "k__c4.json");
+  EXPECT_TRUE(parsed(clusterExample(16)).clusterFallbacks.empty());
+}
+
+TEST(KernelMetadataTest, RejectsBadClusterFallbacks) {
+  EXPECT_CONTAINS(
+      rejection(clusterExample(8, R"("cluster_fallbacks": "k__c4.json",)")),
+      "must be an array");
+  EXPECT_CONTAINS(
+      rejection(clusterExample(8, R"("cluster_fallbacks": [4],)")),
+      "entries must name metadata files");
+  EXPECT_CONTAINS(
+      rejection(clusterExample(8, R"("cluster_fallbacks": ["../k.json"],)")),
+      "beside this one");
+  EXPECT_CONTAINS(rejection(withReplaced(R"("cluster": [1, 1, 1],)",
+                                         R"("cluster": [1, 1, 1],
+                                            "cluster_fallbacks": ["k.json"],)")),
+                  "needs a cluster of 2 or more");
+}
+
+TEST(KernelMetadataTest, ChecksThatAFallbackMatchesTheKernel) {
+  KernelMetadata own = parsed(clusterExample(16));
+  std::string error;
+  EXPECT_EQ(checkClusterFallback(own, parsed(clusterExample(8)), 16, error),
+            Status::Ok)
+      << error;
+  // A cluster of 1: the CTA-level path serves the row.
+  EXPECT_EQ(checkClusterFallback(own, example(), 2, error), Status::Ok)
+      << error;
+
+  auto refused = [&](const KernelMetadata &fallback, unsigned larger) {
+    std::string message;
+    EXPECT_EQ(checkClusterFallback(own, fallback, larger, message),
+              Status::InvalidMetadata);
+    return message;
+  };
+  EXPECT_CONTAINS(refused(parsed(clusterExample(16)), 16), "not smaller");
+  EXPECT_CONTAINS(refused(parsed(clusterExample(8)), 8), "not smaller");
+  std::string other = clusterExample(8);
+  other.replace(other.find("\"rmsnorm_fwd\""), 13, "\"softmax_fwd\"");
+  EXPECT_CONTAINS(refused(parsed(other), 16), "another kernel");
+  std::string bindings = clusterExample(8);
+  bindings.replace(bindings.find("\"bf16\"}"), 7, "\"f16\"}");
+  EXPECT_CONTAINS(refused(parsed(bindings), 16), "bindings differ");
+  std::string params = clusterExample(8);
+  params.replace(params.find("\"eps\""), 5, "\"alpha\"");
+  EXPECT_CONTAINS(refused(parsed(params), 16), "parameters differ");
+  std::string align = clusterExample(8);
+  align.replace(align.find("\"alignment\": 16"), 15, "\"alignment\": 8");
+  EXPECT_CONTAINS(refused(parsed(align), 16), "alignment differs");
+  EXPECT_CONTAINS(
+      refused(parsed(clusterExample(8, R"("cluster_fallbacks": ["x.json"],)")),
+              16),
+      "fallbacks of its own");
+}

@@ -102,6 +102,9 @@ struct KernelMetadata {
   /// The row-vector outputs the finishing kernel writes, in its order.
   std::vector<std::string> finishOutputs;
   std::string configReason;
+  /// Metadata files (beside this one) of the same kernel compiled on
+  /// smaller clusters, largest first, for the runtime to fall back to.
+  std::vector<std::string> clusterFallbacks;
   ResourceReport resources;
   std::string hash;
 

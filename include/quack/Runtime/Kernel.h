@@ -41,13 +41,25 @@ public:
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
 
-  const KernelMetadata &getMetadata() const { return meta; }
+  const KernelMetadata &getMetadata() const { return variants.front().meta; }
+  /// The smaller-cluster variants read from the metadata's
+  /// "cluster_fallbacks" (largest first; empty for kernels built by
+  /// create()).
+  size_t getNumFallbacks() const { return variants.size() - 1; }
   const std::string &getPath() const { return path; }
 
   /// Loads the module into the calling thread's current CUDA context (the
   /// device's primary context, made current, when there is none), unless it
   /// is there already. Call this before capturing a CUDA graph.
   Status prepare(std::string &error);
+
+  /// The variant that serves the current context (loading it like
+  /// prepare()): its cluster size, and why it is not the kernel's own
+  /// (empty when it is). A cluster the device cannot co-schedule, or one
+  /// above $QUACK_RT_MAX_CLUSTER_SIZE, falls back to the largest of the
+  /// metadata's "cluster_fallbacks" that it can.
+  Status getVariantInUse(unsigned &clusterSize, std::string &note,
+                         std::string &error);
 
   /// Bytes of workspace a launch with \p m rows needs (0 for kernels without
   /// sums over rows): the f32 partial sums of a persistent grid sized for
@@ -66,11 +78,20 @@ public:
                 std::string &error);
 
 private:
-  Kernel() = default;
+  Kernel();
 
   struct Loaded;
+  /// A compiled form of the kernel: its own, or one on a smaller cluster.
+  struct Variant {
+    KernelMetadata meta;
+    std::vector<char> image;
+  };
   /// Returns the function for the current context, loading it if needed.
   Status getFunction(void *stream, const Loaded *&result, std::string &error);
+  /// Loads \p variant into the current context as \p l. Sets
+  /// \p clusterRefused when the only obstacle is the variant's cluster.
+  Status loadVariant(const Variant &variant, int device, Loaded &l,
+                     bool &clusterRefused, std::string &error);
   Status launchMain(const Loaded *l, int64_t m, unsigned gridX,
                     const ArgValue *args, size_t numArgs, void *stream,
                     std::string &error);
@@ -79,9 +100,10 @@ private:
   Status launchFinish(const Loaded *l, unsigned gridX, const ArgValue *args,
                       void *stream, std::string &error);
 
-  KernelMetadata meta;
+  /// The kernel's own variant first, then its fallbacks, largest cluster
+  /// first.
+  std::vector<Variant> variants;
   std::string path;
-  std::vector<char> image;
   std::mutex mutex;
   /// One entry per CUDA context the kernel was loaded into.
   std::vector<std::unique_ptr<Loaded>> loaded;

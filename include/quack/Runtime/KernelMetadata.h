@@ -130,6 +130,9 @@ struct KernelMetadata {
   int workspaceParam = -1;
   /// Tensor maps appended after the parameters, in order.
   std::vector<TensorMapRecipe> tensorMaps;
+  /// Metadata files beside this one: the same kernel on smaller clusters,
+  /// largest first ("cluster_fallbacks").
+  std::vector<std::string> clusterFallbacks;
 
   /// Number of launch arguments a caller passes: every parameter but M.
   size_t getNumArgs() const { return params.empty() ? 0 : params.size() - 1; }
@@ -137,6 +140,13 @@ struct KernelMetadata {
     return cluster[0] * cluster[1] * cluster[2];
   }
 };
+
+/// Checks that \p fallback can stand in for \p meta on a smaller cluster:
+/// the same kernel, bindings, parameters, alignment and grid kind, a
+/// cluster smaller than \p largerCluster, and no fallbacks of its own.
+Status checkClusterFallback(const KernelMetadata &meta,
+                            const KernelMetadata &fallback,
+                            unsigned largerCluster, std::string &error);
 
 /// Parses and validates metadata text. On failure returns
 /// Status::InvalidMetadata and a message naming the offending field.
