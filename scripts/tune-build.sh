@@ -25,7 +25,9 @@
 # (...-tensor); configs a copy path cannot serve are skipped.
 # QUACK_TUNE_STAGES (comma-separated, default none) also builds each bulk
 # or tensor config as a prefetching loop over that many shared-memory
-# buffers (roots named ...-bulk-s3 for three).
+# buffers (roots named ...-bulk-s3 for three). QUACK_TUNE_SUMS=shared also
+# builds each config of a kernel with sums over rows with its partial sums
+# in shared memory (roots named ...-sums-shared).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -45,6 +47,13 @@ ARGS=("$@")
 [ ${#ARGS[@]} -gt 0 ] || ARGS=(--arch=sm_90a)
 IFS=, read -r -a COPIES <<<"${QUACK_TUNE_COPIES:-global}"
 IFS=, read -r -a STAGES <<<"${QUACK_TUNE_STAGES:-}"
+IFS=, read -r -a SUMS <<<"${QUACK_TUNE_SUMS:-}"
+for sm in "${SUMS[@]}"; do
+  if [ "$sm" != shared ] && [ "$sm" != registers ]; then
+    echo "QUACK_TUNE_SUMS: sums must be shared or registers, got '$sm'" >&2
+    exit 2
+  fi
+done
 for s in "${STAGES[@]}"; do
   case $s in [2-8]) ;; *)
     echo "QUACK_TUNE_STAGES: stages must be 2 to 8, got '$s'" >&2
@@ -107,17 +116,19 @@ for k in "${KERNELS[@]}"; do
           rm -rf "$dir"  # a config this N cannot use; see $dir.err
         fi
       }
-      variants() { # name, config knobs: one root per copy path and stages
-        local name=$1 knobs=$2 copy suffix s
+      variants() { # name, config knobs: one root per copy path, stages
+        local name=$1 knobs=$2 copy suffix s sm kn           # and sums
         for copy in "${COPIES[@]}"; do
-          suffix=""
-          [ "$copy" != global ] && suffix="-$copy"
-          compile "$OUT/$name$suffix" --config="$knobs,copy=$copy" \
-            --fail-on-spills
-          [ "$copy" != global ] || continue
-          for s in "${STAGES[@]}"; do
-            compile "$OUT/$name$suffix-s$s" \
-              --config="$knobs,copy=$copy,prefetch=1,stages=$s" --fail-on-spills
+          for sm in "" "${SUMS[@]}"; do
+            suffix="" kn="$knobs,copy=$copy"
+            [ "$copy" != global ] && suffix="-$copy"
+            [ -n "$sm" ] && suffix="$suffix-sums-$sm" kn="$kn,sums=$sm"
+            compile "$OUT/$name$suffix" --config="$kn" --fail-on-spills
+            [ "$copy" != global ] || continue
+            for s in "${STAGES[@]}"; do
+              compile "$OUT/$name$suffix-s$s" \
+                --config="$kn,prefetch=1,stages=$s" --fail-on-spills
+            done
           done
         done
       }

@@ -102,6 +102,8 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
     if (auto prefetch = config.getAs<BoolAttr>("prefetch"))
       md.prefetch = prefetch.getValue();
     md.stages = get("stages");
+    if (auto sums = config.getAs<StringAttr>("sums"))
+      md.sharedSums = sums.getValue() == "shared";
     if (auto n = func->getAttrOfType<IntegerAttr>("quack.row_length"))
       md.rowLength = n.getInt();
     md.persistent = func->hasAttr("quack.persistent");
@@ -267,6 +269,8 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
       j.attribute("prefetch", prefetch);
       if (stages > 0)
         j.attribute("stages", stages);
+      if (!finishSymbol.empty())
+        j.attribute("sums", sharedSums ? "shared" : "registers");
     });
     j.attributeObject("resources", [&] {
       j.attribute("registers", resources.registers);
@@ -283,9 +287,14 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
   return text;
 }
 
-FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
-                             MLIRContext &context,
-                             const CompileOptions &options) {
+/// compile() without its last resort: the whole pipeline, then the retries
+/// and searches that ptxas' report decides (prefetch, shared sums, CTAs per
+/// SM, remat), each of which compiles again through this function: the
+/// last resort judges only their final result.
+static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
+                                             unsigned bufferId,
+                                             MLIRContext &context,
+                                             const CompileOptions &options) {
   Artifacts artifacts;
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
   StringRef name = buffer->getBufferIdentifier();
@@ -351,6 +360,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   pipeline.remat = options.remat > 0 ? 1 : 0;
   pipeline.copy = options.copy;
   pipeline.stages = options.stages;
+  pipeline.sums = options.sums > 0 ? 1 : 0;
   pipeline.useTuned = options.useTuned;
 
   // 2. Config selection.
@@ -473,7 +483,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     CompileOptions packed = options;
     packed.prefetch = 1;
     packed.remat = 1;
-    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, packed);
+    FailureOr<Artifacts> retry = compileAndSearch(sourceMgr, bufferId, context, packed);
     if (succeeded(retry) && spills(*retry) == 0) {
       explainRetry(*retry, "; prefetch=1 (forced)",
                    "; prefetch=1 (without remat, ptxas spilled " +
@@ -485,29 +495,11 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     CompileOptions without = options;
     without.prefetch = 0;
     FailureOr<Artifacts> retry =
-        compile(sourceMgr, bufferId, context, without);
+        compileAndSearch(sourceMgr, bufferId, context, without);
     if (succeeded(retry) && spills(*retry) < spills(artifacts)) {
       explainRetry(*retry, "; prefetch=0 (forced)",
                    "; prefetch=0 (with prefetch, ptxas spilled " +
                        std::to_string(spills(artifacts)) + " bytes)");
-      return retry;
-    }
-  }
-
-  // A table entry was measured on one flag setting of its kernel (the one
-  // scripts/tune-build.sh compiles); where another (a residual input, say)
-  // makes its config spill, keep the model's config if it spills less.
-  bool tunedConfig = llvm::any_of(artifacts.kernels, [](const auto &k) {
-    return StringRef(k.configReason).contains("(tuned)");
-  });
-  if (options.useTuned && tunedConfig && spills(artifacts) > 0) {
-    CompileOptions model = options;
-    model.useTuned = false;
-    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, model);
-    if (succeeded(retry) && spills(*retry) < spills(artifacts)) {
-      for (KernelMetadata &k : retry->kernels)
-        k.configReason += "; not the table's config (ptxas spilled " +
-                          std::to_string(spills(artifacts)) + " bytes)";
       return retry;
     }
   }
@@ -546,7 +538,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       // The remat trial below compares this bounded kernel with its own.
       bounded.remat = std::max<int64_t>(options.remat, 0);
       FailureOr<Artifacts> retry =
-          compile(sourceMgr, bufferId, context, bounded);
+          compileAndSearch(sourceMgr, bufferId, context, bounded);
       if (failed(retry) || spills(*retry) > 0)
         continue;
       explainRetry(*retry,
@@ -563,7 +555,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   if (options.remat < 0 && narrowInputs(artifacts)) {
     CompileOptions packed = options;
     packed.remat = 1;
-    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, packed);
+    FailureOr<Artifacts> retry = compileAndSearch(sourceMgr, bufferId, context, packed);
     bool fewerSpills =
         succeeded(retry) && spills(*retry) < spills(artifacts);
     bool moreCtas = succeeded(retry) && spills(*retry) == 0 &&
@@ -580,6 +572,70 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                              std::to_string(occupancy(artifacts))) +
           ")";
       explainRetry(*retry, "; remat=1", "; remat=1" + why);
+      return retry;
+    }
+  }
+  return artifacts;
+}
+
+FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
+                             MLIRContext &context,
+                             const CompileOptions &options) {
+  FailureOr<Artifacts> artifacts =
+      compileAndSearch(sourceMgr, bufferId, context, options);
+  if (failed(artifacts))
+    return failure();
+  // A table entry was measured on one flag setting of its kernel (the one
+  // scripts/tune-build.sh compiles); where another (a residual input, say)
+  // makes its config spill even after the searches above (remat, CTAs per
+  // SM, shared sums), keep the model's config if it spills less.
+  auto spills = [](const Artifacts &a) {
+    int64_t bytes = 0;
+    for (const KernelMetadata &md : a.kernels)
+      bytes += md.resources.spillStoreBytes + md.resources.spillLoadBytes;
+    return bytes;
+  };
+  bool tunedConfig = llvm::any_of(artifacts->kernels, [](const auto &k) {
+    return StringRef(k.configReason).contains("(tuned)");
+  });
+  if (options.useTuned && tunedConfig && spills(*artifacts) > 0) {
+    CompileOptions model = options;
+    model.useTuned = false;
+    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, model);
+    if (succeeded(retry) && spills(*retry) < spills(*artifacts)) {
+      for (KernelMetadata &k : retry->kernels)
+        k.configReason += "; not the table's config (ptxas spilled " +
+                          std::to_string(spills(*artifacts)) + " bytes)";
+      return retry;
+    }
+  }
+  // Sums over rows keep a register per column a thread owns and sum,
+  // beside the row: where that still spills, keep the partial sums in
+  // shared memory instead (sums=shared; with bulk copies, if buffers and
+  // sums do not fit together, the row comes through registers) if it
+  // spills less. Where registers suffice they stay: on the H200, shared
+  // sums lost 3-8% to them (layernorm_bwd bf16 at 16384-131072) and gained
+  // 14% where they spilled (layernorm_bwd f32 at 262144; BENCHMARKS.md,
+  // 2026-12-04, thirteenth run).
+  bool sumsOverRows = llvm::any_of(artifacts->kernels, [](const auto &k) {
+    return !k.finishSymbol.empty();
+  });
+  if (sumsOverRows && options.sums < 0 && spills(*artifacts) > 0) {
+    CompileOptions shared = options;
+    shared.sums = 1;
+    FailureOr<Artifacts> retry =
+        compileAndSearch(sourceMgr, bufferId, context, shared);
+    if (succeeded(retry) && spills(*retry) < spills(*artifacts)) {
+      for (KernelMetadata &k : retry->kernels) {
+        const std::string forced = "; sums=shared (forced)";
+        size_t at = k.configReason.find(forced);
+        if (at != std::string::npos)
+          k.configReason.replace(
+              at, forced.size(),
+              "; sums=shared (with the partial sums in registers, ptxas "
+              "spilled " +
+                  std::to_string(spills(*artifacts)) + " bytes)");
+      }
       return retry;
     }
   }
@@ -708,6 +764,15 @@ std::string parseConfigOverrides(llvm::StringRef text,
         options.prefetch = v == "1";
       continue;
     }
+    if (key == "sums") {
+      StringRef v = value.trim();
+      if (v != "shared" && v != "registers")
+        return "config: 'sums' takes registers or shared (the partial sums "
+               "over rows of kernels with sum_rows), got '" +
+               v.str() + "'";
+      options.sums = v == "shared";
+      continue;
+    }
     if (key == "copy") {
       StringRef v = value.trim();
       std::optional<mlir::quack::KernelConfig::Copy> path =
@@ -739,7 +804,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.stages = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy, stages";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy, stages, sums";
   }
   return "";
 }

@@ -54,6 +54,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.remat = options.remat;
   config.copy = options.copy;
   config.stages = options.stages;
+  config.sums = options.sums;
   config.useTuned = options.useTuned;
   pm.addPass(mlir::quack::createQuackFuseMoments());
   pm.addPass(mlir::quack::createQuackGroupReductions());

@@ -179,6 +179,39 @@ def test_deterministic_and_strided():
     _check(dw1, dw_ref, DW_TOL[torch.bfloat16], "dw")
 
 
+@pytest.mark.parametrize("offset", [4, 2], ids=["a8", "a4"])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16],
+                         ids=dtype_id)
+def test_misaligned_rows_at_262144(dtype, offset):
+    # Rows that start `offset` 16-bit elements into a 16-byte line run the
+    # 8- and 4-byte variants: 128-bit loads are out, and at N = 262144 the
+    # partial sums stay in shared memory beside rows held in registers.
+    n, m = 262144, 3
+    def rows(scale=1.0, shift=0.0):
+        buf = torch.randn(m, n + 8, device="cuda") * scale + shift
+        return buf.to(dtype)[:, offset:offset + n]
+    x, dy = rows(2.0, 3.0), rows()
+    w = torch.randn(n, device="cuda").to(dtype)
+    xd = x.double()
+    rstd = torch.rsqrt(xd.pow(2).mean(-1) + EPS).float()
+    dx, dw = _run(quack_mlir.rmsnorm_backward, dy, x, w, rstd)
+    torch.cuda.synchronize()
+    dx_ref, dw_ref = rms_reference(dy, x, w, rstd)
+    _check(dx, dx_ref, DX_TOL[dtype], "dx", dx_scale(dy, w, rstd))
+    xhat = xd * rstd.double().unsqueeze(-1)
+    _check(dw, dw_ref, DW_TOL[dtype], "dw", sum_scale(dy.double() * xhat))
+    mean = xd.mean(-1)
+    rstd = torch.rsqrt((xd - mean.unsqueeze(-1)).pow(2).mean(-1) + EPS)
+    mean, rstd = mean.float(), rstd.float()
+    dx, dw, db = _run(quack_mlir.layer_norm_backward, dy, x, w, mean, rstd)
+    torch.cuda.synchronize()
+    dx_ref, dw_ref, db_ref = ln_reference(dy, x, w, mean, rstd)
+    _check(dx, dx_ref, DX_TOL[dtype], "dx", dx_scale(dy, w, rstd))
+    xhat = (xd - mean.double().unsqueeze(-1)) * rstd.double().unsqueeze(-1)
+    _check(dw, dw_ref, DW_TOL[dtype], "dw", sum_scale(dy.double() * xhat))
+    _check(db, db_ref, DW_TOL[dtype], "db", sum_scale(dy.double()))
+
+
 def test_bad_inputs():
     w = torch.randn(64, device="cuda")
     x = torch.randn(8, 64, device="cuda")

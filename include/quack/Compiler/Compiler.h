@@ -56,6 +56,9 @@ struct CompileOptions {
   int64_t copy = -1;
   /// Buffers of a prefetching loop with bulk copies (0: choose).
   int64_t stages = 0;
+  /// Partial sums over rows in registers (0) or shared memory (1); -1:
+  /// registers unless they spill.
+  int64_t sums = -1;
   /// Whether the architecture's table of measured configs
   /// (kernels/tuning/) may choose threads per row and rows per CTA.
   bool useTuned = true;
@@ -81,6 +84,8 @@ struct KernelMetadata {
   /// into how many shared-memory buffers (0 where it copies none ahead).
   bool prefetch = false;
   int64_t stages = 0;
+  /// Kernels with sums over rows: partial sums in shared memory.
+  bool sharedSums = false;
   /// Tensor copies: one recipe per tensor map the runtime encodes at each
   /// launch and appends to the parameters (JSON array text; empty: none).
   std::string tensorMapsJson;

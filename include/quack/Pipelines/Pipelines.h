@@ -58,6 +58,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("matrix inputs through 128-bit loads (0) or bulk copies "
                      "into shared memory (1) (-1: choose)"),
       llvm::cl::init(-1)};
+  Option<int64_t> sums{
+      *this, "sums",
+      llvm::cl::desc("partial sums over rows in registers (0) or shared "
+                     "memory (1)"),
+      llvm::cl::init(0)};
   Option<int64_t> stages{
       *this, "stages",
       llvm::cl::desc("buffers of a prefetching loop with bulk copies (0: "

@@ -204,8 +204,11 @@ private:
   // vectors from the buffer in each phase that uses them. With a loop over
   // row groups and prefetch, two buffers alternate: the next row group's
   // copies land in one while the CTA reads the other.
-  /// Lays out the buffers in dynamic shared memory and declares it.
+  /// Lays out dynamic shared memory (the bulk-copy buffers, then the
+  /// shared sums) and declares it.
   LogicalResult allocateBulkBuffers();
+  /// Lays out the bulk-copy buffers; returns the bytes they take.
+  FailureOr<int64_t> allocateStagingBuffers();
   /// Initialises every buffer's mbarrier (quack.stage.init).
   void initBulkBarriers();
   /// The symbol of the bulk-copy shared memory.
@@ -342,6 +345,18 @@ private:
   scf::ForOp rowLoop;
   /// Partial sums, [sum][vector], as the loop body sees and updates them.
   SmallVector<Value> partials;
+  /// config.sharedSums: the partial sums live in this thread's slots of
+  /// dynamic shared memory from byte sumsOffset on, in chunks of sumChunk
+  /// f32 (at most 16 bytes); a chunk's slots of consecutive threads are
+  /// consecutive, so that a warp's accesses hit distinct banks.
+  bool sharedSums = false;
+  int64_t sumsOffset = 0;
+  int64_t sumChunk = 1;
+  /// The address of this thread's slot of chunk `c` of vector `k` of sum
+  /// `j`.
+  Value sumSlot(int64_t j, int64_t k, int64_t c);
+  /// Chunk `c` of a fragment of f32.
+  Value sumChunkOf(Value fragment, int64_t c);
   /// With config.prefetch: the loads of matrix rows and per-row scalars
   /// before the first store, which the loop issues one row group ahead,
   /// and their values for the next row group (yielded to the next
@@ -715,7 +730,20 @@ LogicalResult RowKernelLowering::beginRowLoop() {
         arith::DivUIOp::create(b, loc, ctas, constI64(config.clusterSize));
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(fragmentType(b.getF32Type()), 0.0f));
-  SmallVector<Value> inits(rowSums.size() * config.vectorsPerThread, zero);
+  SmallVector<Value> inits;
+  if (sharedSums) {
+    // Each thread zeroes its own slots, which no other thread touches.
+    Value zeroChunk = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(VectorType::get({sumChunk}, b.getF32Type()),
+                               0.0f));
+    for (size_t j = 0; j < rowSums.size(); ++j)
+      for (int64_t k = 0; k < config.vectorsPerThread; ++k)
+        for (int64_t c = 0; c < config.vector / sumChunk; ++c)
+          predicatedStore(Value(), zeroChunk, sumSlot(j, k, c), 4 * sumChunk);
+  } else {
+    inits.assign(rowSums.size() * config.vectorsPerThread, zero);
+  }
   size_t numPartials = inits.size();
   if (!prefetchedLoads.empty()) {
     // The first row group's inputs, loaded before the loop.
@@ -742,6 +770,10 @@ LogicalResult RowKernelLowering::beginRowLoop() {
     inits.push_back(constI32(0));
   rowLoop = scf::ForOp::create(b, loc, firstRowGroup, groups, gridRowGroups,
                                inits);
+  // A loop that carries nothing (shared sums, no prefetch) gets an empty
+  // yield from the builder; endRowLoop writes the real one.
+  if (inits.empty())
+    rowLoop.getBody()->getTerminator()->erase();
   b.setInsertionPointToStart(rowLoop.getBody());
   Value group = rowLoop.getInductionVar();
   auto iterArgs = rowLoop.getRegionIterArgs();
@@ -873,11 +905,25 @@ void RowKernelLowering::endRowLoop() {
     Value base = arith::MulIOp::create(b, loc, index, constI64(rowLength));
     for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
       Value offset = arith::AddIOp::create(b, loc, base, vectorColumn(k));
-      Value address = LLVM::GEPOp::create(b, loc, workspace.getType(), f32,
-                                          workspace, ValueRange{offset});
-      predicatedStore(vectorInBounds(k),
-                      rowLoop.getResult(j * config.vectorsPerThread + k),
-                      address, alignment);
+      if (!sharedSums) {
+        Value address = LLVM::GEPOp::create(b, loc, workspace.getType(), f32,
+                                            workspace, ValueRange{offset});
+        predicatedStore(vectorInBounds(k),
+                        rowLoop.getResult(j * config.vectorsPerThread + k),
+                        address, alignment);
+        continue;
+      }
+      Type chunkType = VectorType::get({sumChunk}, f32);
+      for (int64_t c = 0; c < config.vector / sumChunk; ++c) {
+        Value at = arith::AddIOp::create(b, loc, offset,
+                                         constI64(c * sumChunk));
+        Value address = LLVM::GEPOp::create(b, loc, workspace.getType(), f32,
+                                            workspace, ValueRange{at});
+        Value sum = predicatedLoad(Value(), chunkType, sumSlot(j, k, c),
+                                   4 * sumChunk);
+        predicatedStore(vectorInBounds(k), sum, address,
+                        std::min<unsigned>(16, 4 * sumChunk));
+      }
     }
   }
 }
@@ -1035,10 +1081,21 @@ LogicalResult RowKernelLowering::lowerSumRows(SumRowsOp op) {
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(fragmentType(b.getF32Type()), 0.0f));
   for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
-    Value &acc = partials[j * config.vectorsPerThread + k];
     Value term =
         arith::SelectOp::create(b, loc, rowValid, (*frags)[k], zero);
-    acc = arith::AddFOp::create(b, loc, acc, term);
+    if (!sharedSums) {
+      Value &acc = partials[j * config.vectorsPerThread + k];
+      acc = arith::AddFOp::create(b, loc, acc, term);
+      continue;
+    }
+    Type chunkType = VectorType::get({sumChunk}, b.getF32Type());
+    for (int64_t c = 0; c < config.vector / sumChunk; ++c) {
+      Value slot = sumSlot(j, k, c);
+      Value sum = arith::AddFOp::create(
+          b, loc, predicatedLoad(Value(), chunkType, slot, 4 * sumChunk),
+          sumChunkOf(term, c));
+      predicatedStore(Value(), sum, slot, 4 * sumChunk);
+    }
   }
   return success();
 }
@@ -1087,6 +1144,31 @@ void RowKernelLowering::waitForClusterInit() {
 }
 
 LogicalResult RowKernelLowering::allocateBulkBuffers() {
+  int64_t bytes = 0;
+  if (config.staged()) {
+    FailureOr<int64_t> staged = allocateStagingBuffers();
+    if (failed(staged))
+      return failure();
+    bytes = *staged;
+  }
+  if (sharedSums) {
+    sumsOffset = llvm::alignTo(bytes, 128);
+    bytes = sumsOffset + config.sharedSumBytes(rowSums.size());
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(gpuModule.getBody());
+  // Dynamic shared memory: a declaration of no size, the bytes given at
+  // launch (the metadata's shared_bytes.dynamic).
+  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+  bulkGlobal = LLVM::GlobalOp::create(
+      b, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::External,
+      ("__quack_bulk_" + kernel.getSymName()).str(), Attribute(),
+      /*alignment=*/128, /*addrSpace=*/NVVMTargetInfo::kShared);
+  func->setAttr("quack.dynamic_shared_bytes", b.getI64IntegerAttr(bytes));
+  return success();
+}
+
+FailureOr<int64_t> RowKernelLowering::allocateStagingBuffers() {
   BulkBufferLayout layout = getBulkBufferLayout(kernel, config);
   colsPerCta = layout.colsPerCta;
   if (colsPerCta != partition->colsPerCta)
@@ -1116,18 +1198,27 @@ LogicalResult RowKernelLowering::allocateBulkBuffers() {
   }
   bulkStageBytes = layout.bufferBytes;
   bulkStages = looping && config.prefetch ? config.stages : 1;
-  int64_t bytes = layout.totalBytes(bulkStages);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(gpuModule.getBody());
-  // Dynamic shared memory: a declaration of no size, the bytes given at
-  // launch (the metadata's shared_bytes.dynamic).
-  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
-  bulkGlobal = LLVM::GlobalOp::create(
-      b, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::External,
-      ("__quack_bulk_" + kernel.getSymName()).str(), Attribute(),
-      /*alignment=*/128, /*addrSpace=*/NVVMTargetInfo::kShared);
-  func->setAttr("quack.dynamic_shared_bytes", b.getI64IntegerAttr(bytes));
-  return success();
+  return layout.totalBytes(bulkStages);
+}
+
+Value RowKernelLowering::sumSlot(int64_t j, int64_t k, int64_t c) {
+  const int64_t chunks = config.vector / sumChunk;
+  const int64_t chunkBytes = 4 * sumChunk;
+  const int64_t slot =
+      ((j * config.vectorsPerThread + k) * chunks + c) * config.ctaThreads();
+  Value thread = arith::MulIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), tid),
+      constI64(chunkBytes));
+  return bulkAddress(sumsOffset + slot * chunkBytes, thread);
+}
+
+Value RowKernelLowering::sumChunkOf(Value fragment, int64_t c) {
+  if (sumChunk == config.vector)
+    return fragment;
+  SmallVector<int64_t> lanes;
+  for (int64_t i = 0; i < sumChunk; ++i)
+    lanes.push_back(c * sumChunk + i);
+  return vector::ShuffleOp::create(b, loc, fragment, fragment, lanes);
 }
 
 Value RowKernelLowering::bulkAddress(int64_t offset, Value dynamicOffset) {
@@ -2223,10 +2314,12 @@ LogicalResult RowKernelLowering::run() {
     return failure();
   rowSums = llvm::to_vector(kernel.getBody().front().getOps<SumRowsOp>());
   looping = !rowSums.empty() || config.prefetch;
+  sharedSums = config.sharedSums && !rowSums.empty();
+  sumChunk = std::min<int64_t>(4, config.vector);
   buildSignature();
   if (failed(allocateSharedMemory()))
     return failure();
-  if (config.staged() && failed(allocateBulkBuffers()))
+  if ((config.staged() || sharedSums) && failed(allocateBulkBuffers()))
     return failure();
   buildPreamble();
   for (auto [index, arg] : llvm::enumerate(args))

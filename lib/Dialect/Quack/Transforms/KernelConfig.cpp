@@ -32,6 +32,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   // Written only where it matters, so that other configs read as before.
   if (staged() && prefetch)
     entries.push_back(b.getNamedAttr("stages", b.getI64IntegerAttr(stages)));
+  if (sharedSums)
+    entries.push_back(b.getNamedAttr("sums", b.getStringAttr("shared")));
   return b.getDictionaryAttr(entries);
 }
 
@@ -180,6 +182,14 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
              << kConfigAttrName
              << "' needs 'copy' = \"global\", \"bulk\" or \"tensor\"";
     config.copy = *path;
+  }
+  if (Attribute sums = dict.get("sums")) {
+    auto name = dyn_cast<StringAttr>(sums);
+    if (!name || (name.getValue() != "shared" && name.getValue() != "registers"))
+      return kernel.emitOpError("'")
+             << kConfigAttrName
+             << "' needs 'sums' = \"shared\" or \"registers\"";
+    config.sharedSums = name.getValue() == "shared";
   }
   if (dict.get("stages")) {
     if (failed(read("stages", config.stages)))

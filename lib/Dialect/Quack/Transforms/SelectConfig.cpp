@@ -344,13 +344,28 @@ struct QuackSelectConfigPass
       config.stages = tuned->stages;
       why << "; prefetch=1 stages=" << config.stages << " (tuned)";
     }
+    const int64_t numSums = sums;
+    const int64_t sumsOption = this->sums;
+    if (sumsOption < 0 || sumsOption > 1)
+      return kernel.emitOpError("sums must be 0 (registers) or 1 (shared), "
+                                "got ")
+             << sumsOption;
+    if (sumsOption == 1 && numSums == 0)
+      return kernel.emitOpError("sums=shared needs a kernel with sums over "
+                                "rows (sum_rows)");
+    config.sharedSums = sumsOption == 1;
+    if (config.sharedSums)
+      why << "; sums=shared (forced)";
+    // Shared sums follow the bulk-copy buffers in dynamic shared memory.
+    const int64_t sumBytes = config.sharedSumBytes(numSums);
     if (config.staged()) {
       // Several buffers when the loop copies the next row groups ahead.
       int64_t buffers = config.prefetch && (persistent || prefetch == 1 ||
                                             tunedStages)
                             ? config.stages
                             : 1;
-      int64_t bytesNeeded = getBulkBufferLayout(kernel, config).totalBytes(buffers);
+      int64_t bytesNeeded =
+          getBulkBufferLayout(kernel, config).totalBytes(buffers) + sumBytes;
       if (bytesNeeded > kMaxBulkSharedBytes && buffers > 1 && prefetch < 0 &&
           stages == 0 && !tunedStages) {
         config.prefetch = false;
@@ -358,22 +373,33 @@ struct QuackSelectConfigPass
         why << "; then prefetch=0 (" << config.stages
             << " bulk-copy buffers need " << bytesNeeded
             << " bytes of shared memory)";
-        bytesNeeded = getBulkBufferLayout(kernel, config).totalBytes(buffers);
+        bytesNeeded =
+            getBulkBufferLayout(kernel, config).totalBytes(buffers) + sumBytes;
       }
       if (bytesNeeded > kMaxBulkSharedBytes && copy < 0) {
         config.copy = KernelConfig::Copy::Global;
         if (prefetch < 0)
           config.prefetch = false;
-        why << "; then copy=global (bulk-copy buffers need " << bytesNeeded
+        why << "; then copy=global (bulk-copy buffers "
+            << (sumBytes ? "and shared sums " : "") << "need " << bytesNeeded
             << " bytes of shared memory)";
       } else if (bytesNeeded > kMaxBulkSharedBytes)
         return kernel.emitOpError("copy=")
                << stringifyCopy(config.copy) << " needs "
                << bytesNeeded << " bytes of shared memory per CTA ("
                << buffers << " buffer(s) of every input's slice of "
-               << config.rowsPerCta << " row(s)); at most "
-               << kMaxBulkSharedBytes;
+               << config.rowsPerCta << " row(s)"
+               << (sumBytes ? " and " + std::to_string(sumBytes) +
+                                  " bytes of shared sums"
+                            : std::string())
+               << "); at most " << kMaxBulkSharedBytes;
     }
+    if (!config.staged() && sumBytes > kMaxBulkSharedBytes)
+      return kernel.emitOpError("sums=shared needs ")
+             << sumBytes << " bytes of shared memory per CTA (" << numSums
+             << " sum(s) of " << config.ctaThreads() * config.vectorsPerThread *
+                                    config.vector
+             << " columns); at most " << kMaxBulkSharedBytes;
     if (remat < 0 || remat > 1)
       return kernel.emitOpError("remat must be 0 or 1, got ")
              << remat.getValue();

@@ -65,6 +65,13 @@ struct KernelConfig {
   /// cycles through (2: the next row group is copied while this one is
   /// used; S: the S - 1 next ones).
   int64_t stages = 2;
+  /// Kernels with sums over rows (`sums=shared`): each thread keeps its
+  /// f32 partial sums in its own slots of dynamic shared memory (after the
+  /// bulk-copy buffers) instead of registers, adding to them once per row.
+  /// Frees a register per column a thread owns and sum, where the row and
+  /// the partials together would not fit, at the cost of shared-memory
+  /// traffic (8 bytes per element and sum).
+  bool sharedSums = false;
   /// Byte alignment assumed for every pointer and row stride.
   int64_t alignment = 16;
   /// Why these values were chosen, for --print-config.
@@ -78,6 +85,12 @@ struct KernelConfig {
   /// Whether matrix inputs are staged through shared memory by the copy
   /// engine (bulk or tensor copies).
   bool staged() const { return copy != Copy::Global; }
+  /// Bytes of shared memory the partial sums of `numSums` sums over rows
+  /// take with sharedSums: four per column each thread owns, per sum.
+  int64_t sharedSumBytes(int64_t numSums) const {
+    return sharedSums ? numSums * ctaThreads() * vectorsPerThread * vector * 4
+                      : 0;
+  }
 
   /// Builds the dictionary attribute stored on a kernel.
   DictionaryAttr toAttr(MLIRContext *context) const;

@@ -58,6 +58,10 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
            "how matrix inputs reach the threads (-1: choose, 0: 128-bit "
            "ld.global into registers, 1: cp.async.bulk into shared memory, "
            "2: cp.async.bulk.tensor into shared memory)">,
+    Option<"sums", "sums", "int64_t", /*default=*/"0",
+           "kernels with sums over rows keep their partial sums in "
+           "registers (0) or in shared memory (1; quackc chooses it where "
+           "registers spill)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "shared-memory buffers a prefetching loop with bulk copies "
            "cycles through (0: choose, 2-8)">,
