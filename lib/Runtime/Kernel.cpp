@@ -429,7 +429,8 @@ Status Kernel::getWorkspaceBytes(int64_t m, uint64_t &bytes,
                                  std::string &error) {
   const KernelMetadata &meta = getMetadata();
   bytes = 0;
-  if (!meta.persistent)
+  // Only sums over rows take a workspace (every variant has the same).
+  if (meta.workspaceParam < 0)
     return Status::Ok;
   if (m < 0) {
     error = "kernel \"" + meta.kernel + "\": M must be non-negative, got " +
@@ -446,37 +447,37 @@ Status Kernel::getWorkspaceBytes(int64_t m, uint64_t &bytes,
 
 Status Kernel::launch(int64_t m, const ArgValue *args, size_t numArgs,
                       void *stream, std::string &error) {
-  // Every variant has the kernel's parameters, alignment and grid kind.
+  // Every variant has the kernel's parameters, alignment and sums over rows;
+  // a fallback's grid may loop over rows where the kernel's does not (or
+  // the other way round), so the grid follows the variant loaded.
   const KernelMetadata &own = getMetadata();
   Status s = checkLaunchArguments(own, m, args, numArgs, error);
   // With no rows nothing runs, but sums over rows are still written (0).
   if (s != Status::Ok || (m == 0 && own.finishSymbol.empty()))
     return s;
-  const Loaded *l = nullptr;
   unsigned gridX = 0;
-  if (own.persistent) {
-    if ((s = getFunction(stream, l, error)) != Status::Ok)
-      return s;
-    const KernelMetadata &meta = *l->meta;
-    uint64_t workspaceBytes = 0;
-    computePersistentGrid(meta, m, l->residentGroups, gridX, workspaceBytes);
-    if (m > 0 && (s = launchMain(l, m, gridX, args, numArgs, stream,
-                                 error)) != Status::Ok)
-      return s;
-    if (meta.finishSymbol.empty())
-      return Status::Ok;
-    return launchFinish(l, m == 0 ? 0 : gridX, args, stream, error);
-  }
-  // The grid is checked before the driver is opened; a fallback's smaller
-  // cluster only makes it smaller.
-  if ((s = computeGridSize(own, m, gridX, error)) != Status::Ok)
+  // A grid over rows is checked before the driver is opened.
+  if (!own.persistent && (s = computeGridSize(own, m, gridX, error)) !=
+                             Status::Ok)
     return s;
+  const Loaded *l = nullptr;
   if ((s = getFunction(stream, l, error)) != Status::Ok)
     return s;
-  if (l->meta != &own &&
-      (s = computeGridSize(*l->meta, m, gridX, error)) != Status::Ok)
+  const KernelMetadata &meta = *l->meta;
+  if (!meta.persistent) {
+    if (&meta != &own &&
+        (s = computeGridSize(meta, m, gridX, error)) != Status::Ok)
+      return s;
+    return launchMain(l, m, gridX, args, numArgs, stream, error);
+  }
+  uint64_t workspaceBytes = 0;
+  computePersistentGrid(meta, m, l->residentGroups, gridX, workspaceBytes);
+  if (m > 0 &&
+      (s = launchMain(l, m, gridX, args, numArgs, stream, error)) != Status::Ok)
     return s;
-  return launchMain(l, m, gridX, args, numArgs, stream, error);
+  if (meta.finishSymbol.empty())
+    return Status::Ok;
+  return launchFinish(l, m == 0 ? 0 : gridX, args, stream, error);
 }
 
 Status Kernel::launchFinish(const Loaded *l, unsigned gridX,

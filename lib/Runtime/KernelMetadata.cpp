@@ -553,10 +553,10 @@ Status runtime::checkClusterFallback(const KernelMetadata &meta,
   else if (fallback.alignment != meta.alignment)
     differs = "its alignment differs (" + std::to_string(fallback.alignment) +
               " bytes, not " + std::to_string(meta.alignment) + ")";
-  else if (fallback.persistent != meta.persistent ||
-           fallback.finishOutputs != meta.finishOutputs ||
-           fallback.workspaceParam != meta.workspaceParam)
-    differs = "its grid kind or sums over rows differ";
+  else if (fallback.finishOutputs != meta.finishOutputs ||
+           fallback.workspaceParam != meta.workspaceParam ||
+           (meta.workspaceParam >= 0 && !fallback.persistent))
+    differs = "its sums over rows differ";
   else if (fallback.getClusterSize() >= largerCluster)
     differs = "its cluster of " + std::to_string(fallback.getClusterSize()) +
               " CTAs is not smaller than " + std::to_string(largerCluster);

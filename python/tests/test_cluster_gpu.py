@@ -353,6 +353,33 @@ def test_cluster_fallback_torch_ops(cluster_cap, t, n):
     assert close(x1.grad, x2.grad, t)
 
 
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+def test_cluster_fallback_other_grid(cluster_cap, t):
+    # layernorm_fwd at 65536 in 16-bit types loops over rows on 4 CTAs (the
+    # table's loop over two bulk-copy buffers); its fallback on 2 has a
+    # grid over rows, which the runtime sizes from the fallback's metadata.
+    cluster_cap(2)
+    n, m = 65536, 333
+    x = (torch.randn(m, n, device="cuda") + 3).to(DT[t])
+    w = torch.randn(n, device="cuda").to(DT[t])
+    b = torch.randn(n, device="cuda").to(DT[t])
+    y = nan_like(x)
+    mean = torch.full((m,), float("nan"), device="cuda")
+    rstd = torch.full((m,), float("nan"), device="cuda")
+    args = (x.data_ptr(), n, w.data_ptr(), b.data_ptr(), float_bits(1e-5),
+            y.data_ptr(), n, mean.data_ptr(), rstd.data_ptr())
+    key = (t, t, n, "true")
+    size, note = LAYERNORM.select(key, args).cluster_in_use()
+    assert size <= 2 and "rules out a cluster of" in note
+    LAYERNORM.launch(key, m, args, stream())
+    torch.cuda.synchronize()
+    xd = x.double()
+    ref = torch.nn.functional.layer_norm(xd, (n,), w.double(), b.double(),
+                                         1e-5)
+    assert close(y, ref, t)
+    assert rel(mean, xd.mean(-1)) < 1e-5
+
+
 def test_cluster_fallback_exhausted(cluster_cap):
     # softmax_fwd at bf16 262144 runs on 16 CTAs, with fallbacks down to 4
     # (on 2, a thread would hold more vectors than it can).

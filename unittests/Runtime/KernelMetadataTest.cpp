@@ -616,3 +616,21 @@ TEST(KernelMetadataTest, ChecksThatAFallbackMatchesTheKernel) {
               16),
       "fallbacks of its own");
 }
+
+TEST(KernelMetadataTest, AFallbackMayLoopOverRowsOnlyWithoutSums) {
+  // A loop over rows (prefetching bulk copies) on 4 CTAs may fall back to a
+  // grid over rows on 2: no workspace, so the grids need not match.
+  std::string looping = clusterExample(4);
+  const std::string grid = R"("grid": {"kind": "rows")";
+  looping.replace(looping.find(grid), grid.size(),
+                  R"("grid": {"kind": "persistent")");
+  KernelMetadata own = parsed(looping);
+  std::string error;
+  EXPECT_EQ(checkClusterFallback(own, parsed(clusterExample(2)), 4, error),
+            Status::Ok)
+      << error;
+  EXPECT_EQ(checkClusterFallback(parsed(clusterExample(4)), parsed(looping),
+                                 8, error),
+            Status::Ok)
+      << error;
+}

@@ -142,8 +142,10 @@ struct KernelMetadata {
 };
 
 /// Checks that \p fallback can stand in for \p meta on a smaller cluster:
-/// the same kernel, bindings, parameters, alignment and grid kind, a
-/// cluster smaller than \p largerCluster, and no fallbacks of its own.
+/// the same kernel, bindings, parameters, alignment and sums over rows (its
+/// grid may loop over rows where the kernel's does not, or the other way
+/// round, only without sums), a cluster smaller than \p largerCluster, and
+/// no fallbacks of its own.
 Status checkClusterFallback(const KernelMetadata &meta,
                             const KernelMetadata &fallback,
                             unsigned largerCluster, std::string &error);
