@@ -243,25 +243,19 @@ bool writeClusterFallbacks(llvm::SourceMgr &sourceMgr,
     quack::CompileOptions smaller = options;
     smaller.clusterSize = cluster;
     smaller.alignment = md.requiredAlignment;
-    std::string why;
     mlir::FailureOr<quack::Artifacts> artifacts = mlir::failure();
     {
-      mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &d) {
-        if (why.empty() && d.getSeverity() == mlir::DiagnosticSeverity::Error)
-          why = d.str();
-        return mlir::success();
-      });
+      mlir::ScopedDiagnosticHandler capture(
+          &context, [](mlir::Diagnostic &) { return mlir::success(); });
       artifacts = quack::compile(sourceMgr, 1, context, smaller);
     }
     if (succeeded(artifacts) &&
         artifacts->kernels.front().requiredAlignment != md.requiredAlignment)
-      why = "its alignment class differs", artifacts = mlir::failure();
-    if (failed(artifacts)) {
-      WithColor::note(errs(), "quackc")
-          << name << ": no fallback on a cluster of " << cluster << ": "
-          << why << "\n";
+      artifacts = mlir::failure();
+    // The chain ends at the first size the compiler refuses (quietly: every
+    // chain ends so).
+    if (failed(artifacts))
       break;
-    }
     const quack::KernelMetadata &fb = artifacts->kernels.front();
     std::string fbName = name + "__c" + std::to_string(fb.clusterSize);
     SmallString<256> cubinPath(bundleDir);
