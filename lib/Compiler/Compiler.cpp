@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <set>
 
 using namespace mlir;
 
@@ -367,10 +368,13 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   if (failed(runPipeline(*module, buildQuackConfigPipeline, pipeline)))
     return failure();
   std::map<std::string, std::string> reasons;
+  std::set<std::string> tuned;
   bool prefetches = false;
   module->walk([&](mlir::quack::KernelOp kernel) {
     if (auto r = kernel->getAttrOfType<StringAttr>("quack.config_reason"))
       reasons[kernel.getSymName().str()] = r.str();
+    if (kernel->hasAttr(mlir::quack::kConfigTunedAttrName))
+      tuned.insert(kernel.getSymName().str());
     if (auto config = kernel->getAttrOfType<DictionaryAttr>(
             mlir::quack::kConfigAttrName))
       if (auto flag = config.getAs<BoolAttr>("prefetch"))
@@ -385,8 +389,10 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   if (failed(runPipeline(*module, buildQuackToGPUPipeline, pipeline)))
     return failure();
   artifacts.kernels = collectMetadata(*module, options, buffer->getBuffer());
-  for (KernelMetadata &md : artifacts.kernels)
+  for (KernelMetadata &md : artifacts.kernels) {
     md.configReason = reasons[md.kernel];
+    md.tunedConfig = tuned.count(md.kernel) != 0;
+  }
   if (options.emit == Stage::GPU) {
     artifacts.text = printOp(*module);
     return artifacts;
@@ -500,6 +506,8 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
       explainRetry(*retry, "; prefetch=0 (forced)",
                    "; prefetch=0 (with prefetch, ptxas spilled " +
                        std::to_string(spills(artifacts)) + " bytes)");
+      for (KernelMetadata &k : retry->kernels)
+        k.prefetchDropped = true;
       return retry;
     }
   }
@@ -600,12 +608,10 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   // at 32768-131072 ran 18-21% slower on the table's split without prefetch
   // than on the model's config with it (BENCHMARKS.md, 2026-12-04,
   // thirteenth run).
-  bool tunedConfig = llvm::any_of(artifacts->kernels, [](const auto &k) {
-    return StringRef(k.configReason).contains("(tuned)");
-  });
-  bool prefetchDropped = llvm::any_of(artifacts->kernels, [](const auto &k) {
-    return StringRef(k.configReason).contains("prefetch=0 (with prefetch");
-  });
+  bool tunedConfig = llvm::any_of(
+      artifacts->kernels, [](const auto &k) { return k.tunedConfig; });
+  bool prefetchDropped = llvm::any_of(
+      artifacts->kernels, [](const auto &k) { return k.prefetchDropped; });
   if (options.useTuned && tunedConfig &&
       (spills(*artifacts) > 0 || prefetchDropped)) {
     CompileOptions model = options;

@@ -107,6 +107,10 @@ struct KernelMetadata {
   /// The row-vector outputs the finishing kernel writes, in its order.
   std::vector<std::string> finishOutputs;
   std::string configReason;
+  /// The table of measured configs chose the split (quack.config_tuned).
+  bool tunedConfig = false;
+  /// quackc gave up the loop's prefetch to keep ptxas from spilling.
+  bool prefetchDropped = false;
   /// Metadata files (beside this one) of the same kernel compiled on
   /// smaller clusters, largest first, for the runtime to fall back to.
   std::vector<std::string> clusterFallbacks;

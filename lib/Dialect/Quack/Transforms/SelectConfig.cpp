@@ -184,6 +184,7 @@ struct QuackSelectConfigPass
     int64_t vectorsPerCta = llvm::divideCeil(vectorsPerRow, config.clusterSize);
 
     if (tuned) {
+      config.tuned = true;
       config.threadsPerRow = tunedThreads;
       why << "threads_per_row=" << config.threadsPerRow << " (~"
           << llvm::divideCeil(vectorsPerCta, config.threadsPerRow) << " of "
@@ -513,6 +514,11 @@ struct QuackSelectConfigPass
       kernel->setAttr(kConfigAttrName, config.toAttr(kernel.getContext()));
       kernel->setAttr("quack.config_reason",
                       StringAttr::get(kernel.getContext(), config.reason));
+      if (config.tuned)
+        kernel->setAttr(kConfigTunedAttrName,
+                        UnitAttr::get(kernel.getContext()));
+      else
+        kernel->removeAttr(kConfigTunedAttrName);
     });
   }
 };

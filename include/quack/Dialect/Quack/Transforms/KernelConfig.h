@@ -74,6 +74,10 @@ struct KernelConfig {
   bool sharedSums = false;
   /// Byte alignment assumed for every pointer and row stride.
   int64_t alignment = 16;
+  /// Whether the architecture's table of measured configs chose the split
+  /// (not part of the attribute: config selection marks the kernel with
+  /// kConfigTunedAttrName instead).
+  bool tuned = false;
   /// Why these values were chosen, for --print-config.
   std::string reason;
 
@@ -97,6 +101,10 @@ struct KernelConfig {
   /// Reads the dictionary attribute stored on a kernel.
   static FailureOr<KernelConfig> fromKernel(KernelOp kernel);
 };
+
+/// The unit attribute config selection puts on a kernel whose split the
+/// table of measured configs chose.
+inline constexpr llvm::StringLiteral kConfigTunedAttrName = "quack.config_tuned";
 
 /// The name of a copy path in configs and metadata ("global", "bulk",
 /// "tensor"), and back (std::nullopt for another name).
