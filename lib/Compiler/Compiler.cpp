@@ -288,6 +288,25 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
   return text;
 }
 
+/// Spill bytes (stores and loads) of every kernel of `a`, from ptxas.
+static int64_t spills(const Artifacts &a) {
+  int64_t bytes = 0;
+  for (const KernelMetadata &md : a.kernels)
+    bytes += md.resources.spillStoreBytes + md.resources.spillLoadBytes;
+  return bytes;
+}
+
+/// A retry forced a knob; its reason says why instead of `forced` (the
+/// "(forced)" text config selection wrote for it).
+static void explainRetry(Artifacts &retry, const std::string &forced,
+                         const std::string &why) {
+  for (KernelMetadata &k : retry.kernels) {
+    size_t at = k.configReason.find(forced);
+    if (at != std::string::npos)
+      k.configReason.replace(at, forced.size(), why);
+  }
+}
+
 /// compile() without its last resort: the whole pipeline, then the retries
 /// and searches that ptxas' report decides (prefetch, shared sums, CTAs per
 /// SM, remat), each of which compiles again through this function: the
@@ -460,21 +479,6 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   // to load the next row group ahead; ptxas decides. When the prefetching
   // loop it chose spills, compile again without prefetch and keep the
   // version that spills less.
-  auto spills = [](const Artifacts &a) {
-    int64_t bytes = 0;
-    for (const KernelMetadata &md : a.kernels)
-      bytes += md.resources.spillStoreBytes + md.resources.spillLoadBytes;
-    return bytes;
-  };
-  // A retry forced a knob; its reason says why instead of "(forced)".
-  auto explainRetry = [](Artifacts &retry, const std::string &forced,
-                         const std::string &why) {
-    for (KernelMetadata &k : retry.kernels) {
-      size_t at = k.configReason.find(forced);
-      if (at != std::string::npos)
-        k.configReason.replace(at, forced.size(), why);
-    }
-  };
   auto narrowInputs = [](const Artifacts &a) {
     for (const KernelMetadata &k : a.kernels)
       for (const auto &[name, value] : k.bindings)
@@ -597,12 +601,6 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   // scripts/tune-build.sh compiles); where another (a residual input, say)
   // makes its config spill even after the searches above (remat, CTAs per
   // SM, shared sums), keep the model's config if it spills less.
-  auto spills = [](const Artifacts &a) {
-    int64_t bytes = 0;
-    for (const KernelMetadata &md : a.kernels)
-      bytes += md.resources.spillStoreBytes + md.resources.spillLoadBytes;
-    return bytes;
-  };
   // Likewise where the searches had to give up the loop's prefetch, which
   // the entry was measured with: rmsnorm_bwd with a residual input in bf16
   // at 32768-131072 ran 18-21% slower on the table's split without prefetch
@@ -647,16 +645,10 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     FailureOr<Artifacts> retry =
         compileAndSearch(sourceMgr, bufferId, context, shared);
     if (succeeded(retry) && spills(*retry) < spills(*artifacts)) {
-      for (KernelMetadata &k : retry->kernels) {
-        const std::string forced = "; sums=shared (forced)";
-        size_t at = k.configReason.find(forced);
-        if (at != std::string::npos)
-          k.configReason.replace(
-              at, forced.size(),
-              "; sums=shared (with the partial sums in registers, ptxas "
-              "spilled " +
-                  std::to_string(spills(*artifacts)) + " bytes)");
-      }
+      explainRetry(*retry, "; sums=shared (forced)",
+                   "; sums=shared (with the partial sums in registers, "
+                   "ptxas spilled " +
+                       std::to_string(spills(*artifacts)) + " bytes)");
       return retry;
     }
   }

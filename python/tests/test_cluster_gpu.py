@@ -119,30 +119,47 @@ def test_rmsnorm_fwd(t, n, m, residual):
         assert close(h, hd, t)
 
 
+class LayerNormCase:
+    """Inputs, NaN-filled outputs and launch arguments of layernorm_fwd on
+    m rows of N; check() compares the outputs with float64."""
+
+    eps = 1e-5
+
+    def __init__(self, t, n, m, bias):
+        self.t, self.bias = t, bias
+        self.key = (t, t, n, "true" if bias else "false")
+        self.x = (torch.randn(m, n, device="cuda") + 3).to(DT[t])
+        self.w = torch.randn(n, device="cuda").to(DT[t])
+        self.b = torch.randn(n, device="cuda").to(DT[t])
+        self.y = nan_like(self.x)
+        self.mean = torch.full((m,), float("nan"), device="cuda")
+        self.rstd = torch.full((m,), float("nan"), device="cuda")
+        args = [self.x.data_ptr(), n, self.w.data_ptr()]
+        if bias:
+            args.append(self.b.data_ptr())
+        args += [float_bits(self.eps), self.y.data_ptr(), n,
+                 self.mean.data_ptr(), self.rstd.data_ptr()]
+        self.args = tuple(args)
+
+    def check(self):
+        xd = self.x.double()
+        n = xd.shape[-1]
+        ref = torch.nn.functional.layer_norm(
+            xd, (n,), self.w.double(),
+            self.b.double() if self.bias else None, self.eps)
+        assert close(self.y, ref, self.t)
+        assert rel(self.mean, xd.mean(-1)) < 1e-5
+        assert rel(self.rstd,
+                   torch.rsqrt(xd.var(-1, unbiased=False) + self.eps)) < 1e-4
+
+
 @pytest.mark.parametrize("t,n,m", list(cases()))
 @pytest.mark.parametrize("bias", [False, True])
 def test_layernorm_fwd(t, n, m, bias):
-    x = (torch.randn(m, n, device="cuda") + 3).to(DT[t])
-    w = torch.randn(n, device="cuda").to(DT[t])
-    b = torch.randn(n, device="cuda").to(DT[t])
-    y = nan_like(x)
-    mean = torch.full((m,), float("nan"), device="cuda")
-    rstd = torch.full((m,), float("nan"), device="cuda")
-    eps = 1e-5
-    args = [x.data_ptr(), n, w.data_ptr()]
-    if bias:
-        args.append(b.data_ptr())
-    args += [float_bits(eps), y.data_ptr(), n, mean.data_ptr(),
-             rstd.data_ptr()]
-    LAYERNORM.launch((t, t, n, "true" if bias else "false"), m, tuple(args),
-                     stream())
+    c = LayerNormCase(t, n, m, bias)
+    LAYERNORM.launch(c.key, m, c.args, stream())
     torch.cuda.synchronize()
-    xd = x.double()
-    ref = torch.nn.functional.layer_norm(xd, (n,), w.double(),
-                                         b.double() if bias else None, eps)
-    assert close(y, ref, t)
-    assert rel(mean, xd.mean(-1)) < 1e-5
-    assert rel(rstd, torch.rsqrt(xd.var(-1, unbiased=False) + eps)) < 1e-4
+    c.check()
 
 
 def ce_inputs(t, m, n):
@@ -254,6 +271,22 @@ def test_batch_invariance(t, n):
     assert torch.equal(outs[0], outs[1])
 
 
+def check_cross_entropy_op(x, t):
+    """quack_mlir.cross_entropy on the rows of x (mean loss over random
+    targets) and its gradient, against float64 autograd."""
+    import quack_mlir
+    m, n = x.shape
+    target = torch.randint(0, n, (m,), device="cuda")
+    x1 = x.detach().clone().requires_grad_(True)
+    x2 = x.detach().double().requires_grad_(True)
+    loss = quack_mlir.cross_entropy(x1, target)
+    ref = torch.nn.functional.cross_entropy(x2, target)
+    assert rel(loss.detach(), ref.detach()) < 1e-4
+    loss.backward()
+    ref.backward()
+    assert close(x1.grad, x2.grad, t)
+
+
 @pytest.mark.parametrize("t,n", [("bf16", 262144), ("f32", 131072),
                                  ("bf16", 16390)])
 def test_torch_ops(t, n):
@@ -270,15 +303,7 @@ def test_torch_ops(t, n):
     z = quack_mlir.layer_norm(x, (n,), w, b)
     ref = torch.nn.functional.layer_norm(xd, (n,), w.double(), b.double())
     assert close(z, ref, t)
-    target = torch.randint(0, n, (m,), device="cuda")
-    x1 = x.clone().requires_grad_(True)
-    x2 = xd.clone().requires_grad_(True)
-    loss = quack_mlir.cross_entropy(x1, target)
-    ref = torch.nn.functional.cross_entropy(x2, target)
-    assert rel(loss.detach(), ref.detach()) < 1e-4
-    loss.backward()
-    ref.backward()
-    assert close(x1.grad, x2.grad, t)
+    check_cross_entropy_op(x, t)
 
 
 # Cluster fallbacks: a bundle variant on a cluster carries the same kernel
@@ -342,15 +367,7 @@ def test_cluster_fallback_torch_ops(cluster_cap, t, n):
     ref.backward(dy.double())
     assert close(x.grad, xd.grad, t)
     assert close(w.grad[None], wd.grad[None], t)
-    target = torch.randint(0, n, (m,), device="cuda")
-    x1 = x.detach().clone().requires_grad_(True)
-    x2 = x.detach().double().requires_grad_(True)
-    loss = quack_mlir.cross_entropy(x1, target)
-    ref = torch.nn.functional.cross_entropy(x2, target)
-    assert rel(loss.detach(), ref.detach()) < 1e-4
-    loss.backward()
-    ref.backward()
-    assert close(x1.grad, x2.grad, t)
+    check_cross_entropy_op(x, t)
 
 
 @pytest.mark.parametrize("t", ["bf16", "f16"])
@@ -359,25 +376,13 @@ def test_cluster_fallback_other_grid(cluster_cap, t):
     # table's loop over two bulk-copy buffers); its fallback on 2 has a
     # grid over rows, which the runtime sizes from the fallback's metadata.
     cluster_cap(2)
-    n, m = 65536, 333
-    x = (torch.randn(m, n, device="cuda") + 3).to(DT[t])
-    w = torch.randn(n, device="cuda").to(DT[t])
-    b = torch.randn(n, device="cuda").to(DT[t])
-    y = nan_like(x)
-    mean = torch.full((m,), float("nan"), device="cuda")
-    rstd = torch.full((m,), float("nan"), device="cuda")
-    args = (x.data_ptr(), n, w.data_ptr(), b.data_ptr(), float_bits(1e-5),
-            y.data_ptr(), n, mean.data_ptr(), rstd.data_ptr())
-    key = (t, t, n, "true")
-    size, note = LAYERNORM.select(key, args).cluster_in_use()
+    m = 333
+    c = LayerNormCase(t, 65536, m, bias=True)
+    size, note = LAYERNORM.select(c.key, c.args).cluster_in_use()
     assert size <= 2 and "rules out a cluster of" in note
-    LAYERNORM.launch(key, m, args, stream())
+    LAYERNORM.launch(c.key, m, c.args, stream())
     torch.cuda.synchronize()
-    xd = x.double()
-    ref = torch.nn.functional.layer_norm(xd, (n,), w.double(), b.double(),
-                                         1e-5)
-    assert close(y, ref, t)
-    assert rel(mean, xd.mean(-1)) < 1e-5
+    c.check()
 
 
 def test_cluster_fallback_exhausted(cluster_cap):

@@ -44,14 +44,19 @@ const char *const exampleMetadata = R"({
   "hash": "5f1c\u2026"
 })";
 
-/// Returns the example with the first occurrence of \p from replaced.
-std::string withReplaced(const std::string &from, const std::string &to) {
-  std::string text = exampleMetadata;
+/// Returns \p text with the first occurrence of \p from replaced.
+std::string replaced(std::string text, const std::string &from,
+                     const std::string &to) {
   size_t pos = text.find(from);
   EXPECT_NE(pos, std::string::npos) << from;
   if (pos != std::string::npos)
     text.replace(pos, from.size(), to);
   return text;
+}
+
+/// Returns the example with the first occurrence of \p from replaced.
+std::string withReplaced(const std::string &from, const std::string &to) {
+  return replaced(exampleMetadata, from, to);
 }
 
 /// Parses \p text, expecting failure, and returns the message.
@@ -534,18 +539,13 @@ TEST(KernelMetadataTest, TensorCopiesNeedRowsWith32BitCoordinates) {
 namespace {
 /// The example on a cluster of \p size CTAs splitting each row.
 std::string clusterExample(unsigned size, const std::string &extra = "") {
-  std::string text = exampleMetadata;
-  auto replace = [&](const std::string &from, const std::string &to) {
-    size_t pos = text.find(from);
-    EXPECT_NE(pos, std::string::npos) << from;
-    text.replace(pos, from.size(), to);
-  };
   const std::string c = std::to_string(size);
-  replace(R"("grid": {"kind": "rows", "rows_per_cta": 1},)",
-          R"("grid": {"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": )" +
-              c + "}," + extra);
-  replace(R"("cluster": [1, 1, 1],)", "\"cluster\": [" + c + ", 1, 1],");
-  return text;
+  std::string text = withReplaced(
+      R"("grid": {"kind": "rows", "rows_per_cta": 1},)",
+      R"("grid": {"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": )" + c +
+          "}," + extra);
+  return replaced(text, R"("cluster": [1, 1, 1],)",
+                  "\"cluster\": [" + c + ", 1, 1],");
 }
 
 KernelMetadata parsed(const std::string &text) {
@@ -599,18 +599,24 @@ TEST(KernelMetadataTest, ChecksThatAFallbackMatchesTheKernel) {
   };
   EXPECT_CONTAINS(refused(parsed(clusterExample(16)), 16), "not smaller");
   EXPECT_CONTAINS(refused(parsed(clusterExample(8)), 8), "not smaller");
-  std::string other = clusterExample(8);
-  other.replace(other.find("\"rmsnorm_fwd\""), 13, "\"softmax_fwd\"");
-  EXPECT_CONTAINS(refused(parsed(other), 16), "another kernel");
-  std::string bindings = clusterExample(8);
-  bindings.replace(bindings.find("\"bf16\"}"), 7, "\"f16\"}");
-  EXPECT_CONTAINS(refused(parsed(bindings), 16), "bindings differ");
-  std::string params = clusterExample(8);
-  params.replace(params.find("\"eps\""), 5, "\"alpha\"");
-  EXPECT_CONTAINS(refused(parsed(params), 16), "parameters differ");
-  std::string align = clusterExample(8);
-  align.replace(align.find("\"alignment\": 16"), 15, "\"alignment\": 8");
-  EXPECT_CONTAINS(refused(parsed(align), 16), "alignment differs");
+  // The fallback on 8 CTAs with one field changed.
+  auto changed = [](const std::string &from, const std::string &to) {
+    return parsed(replaced(clusterExample(8), from, to));
+  };
+  EXPECT_CONTAINS(refused(changed("\"rmsnorm_fwd\"", "\"softmax_fwd\""), 16),
+                  "another kernel");
+  EXPECT_CONTAINS(refused(changed("\"bf16\"}", "\"f16\"}"), 16),
+                  "bindings differ");
+  EXPECT_CONTAINS(refused(changed("\"eps\"", "\"alpha\""), 16),
+                  "parameters differ");
+  EXPECT_CONTAINS(
+      refused(changed("\"alignment\": 16", "\"alignment\": 8"), 16),
+      "alignment differs");
+  // Sums over rows written by another finishing step (no valid metadata
+  // pairs them with equal parameters: built in memory).
+  KernelMetadata sums = parsed(clusterExample(8));
+  sums.finishOutputs = {3};
+  EXPECT_CONTAINS(refused(sums, 16), "sums over rows differ");
   EXPECT_CONTAINS(
       refused(parsed(clusterExample(8, R"("cluster_fallbacks": ["x.json"],)")),
               16),
@@ -620,10 +626,8 @@ TEST(KernelMetadataTest, ChecksThatAFallbackMatchesTheKernel) {
 TEST(KernelMetadataTest, AFallbackMayLoopOverRowsOnlyWithoutSums) {
   // A loop over rows (prefetching bulk copies) on 4 CTAs may fall back to a
   // grid over rows on 2: no workspace, so the grids need not match.
-  std::string looping = clusterExample(4);
-  const std::string grid = R"("grid": {"kind": "rows")";
-  looping.replace(looping.find(grid), grid.size(),
-                  R"("grid": {"kind": "persistent")");
+  std::string looping = replaced(clusterExample(4), R"("grid": {"kind": "rows")",
+                                 R"("grid": {"kind": "persistent")");
   KernelMetadata own = parsed(looping);
   std::string error;
   EXPECT_EQ(checkClusterFallback(own, parsed(clusterExample(2)), 4, error),
