@@ -381,6 +381,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   pipeline.copy = options.copy;
   pipeline.stages = options.stages;
   pipeline.sums = options.sums > 0 ? 1 : 0;
+  pipeline.earlySums = options.earlySums > 0;
   pipeline.useTuned = options.useTuned;
 
   // 2. Config selection.
@@ -639,17 +640,43 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   bool sumsOverRows = llvm::any_of(artifacts->kernels, [](const auto &k) {
     return !k.finishSymbol.empty();
   });
+  CompileOptions chosen = options;
+  std::string sharedWhy; // why the sums went to shared memory, if they did
   if (sumsOverRows && options.sums < 0 && spills(*artifacts) > 0) {
     CompileOptions shared = options;
     shared.sums = 1;
     FailureOr<Artifacts> retry =
         compileAndSearch(sourceMgr, bufferId, context, shared);
     if (succeeded(retry) && spills(*retry) < spills(*artifacts)) {
-      explainRetry(*retry, "; sums=shared (forced)",
-                   "; sums=shared (with the partial sums in registers, "
-                   "ptxas spilled " +
+      sharedWhy = "; sums=shared (with the partial sums in registers, "
+                  "ptxas spilled " +
+                  std::to_string(spills(*artifacts)) + " bytes)";
+      explainRetry(*retry, "; sums=shared (forced)", sharedWhy);
+      artifacts = std::move(retry);
+      chosen = shared;
+    }
+  }
+  // Then accumulate the sums over rows before the exchange, so that only
+  // what the rest of the row needs stays live across it (rmsnorm_bwd with a
+  // residual input over 262144 f32 elements in the 8-byte alignment class,
+  // three rows through registers: 76 bytes spilled, none with early sums,
+  // and 3.13 -> 3.51 TB/s on the H200, BENCHMARKS.md, fourteenth run).
+  // Only here: where the rows come through shared memory or a loop
+  // prefetches, the longer first phase made ptxas spill (layernorm_bwd
+  // bf16 at 65536 on its table's config: none before, 932 bytes after).
+  if (sumsOverRows && options.earlySums < 0 && spills(*artifacts) > 0) {
+    CompileOptions early = chosen;
+    early.earlySums = 1;
+    FailureOr<Artifacts> retry =
+        compileAndSearch(sourceMgr, bufferId, context, early);
+    if (succeeded(retry) && spills(*retry) < spills(*artifacts)) {
+      if (!sharedWhy.empty())
+        explainRetry(*retry, "; sums=shared (forced)", sharedWhy);
+      explainRetry(*retry, "; early_sums=1 (forced)",
+                   "; early_sums=1 (with the sums over rows after the "
+                   "exchange, ptxas spilled " +
                        std::to_string(spills(*artifacts)) + " bytes)");
-      return retry;
+      artifacts = std::move(retry);
     }
   }
   return artifacts;
@@ -764,7 +791,8 @@ std::string parseConfigOverrides(llvm::StringRef text,
     auto [key, value] = item.split('=');
     key = key.trim();
     // 0/1 flags.
-    if (key == "tuned" || key == "prefetch" || key == "remat") {
+    if (key == "tuned" || key == "prefetch" || key == "remat" ||
+        key == "early_sums") {
       StringRef v = value.trim();
       if (v != "0" && v != "1")
         return "config: '" + key.str() + "' takes 0 or 1, got '" + v.str() +
@@ -773,6 +801,8 @@ std::string parseConfigOverrides(llvm::StringRef text,
         options.useTuned = v == "1";
       else if (key == "remat")
         options.remat = v == "1";
+      else if (key == "early_sums")
+        options.earlySums = v == "1";
       else
         options.prefetch = v == "1";
       continue;
@@ -817,7 +847,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.stages = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy, stages, sums";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy, stages, sums, early_sums";
   }
   return "";
 }

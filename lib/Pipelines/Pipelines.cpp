@@ -55,9 +55,12 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.copy = options.copy;
   config.stages = options.stages;
   config.sums = options.sums;
+  config.earlySums = options.earlySums;
   config.useTuned = options.useTuned;
   pm.addPass(mlir::quack::createQuackFuseMoments());
   pm.addPass(mlir::quack::createQuackGroupReductions());
+  if (options.earlySums)
+    pm.addPass(mlir::quack::createQuackHoistRowSums());
   pm.addPass(mlir::quack::createQuackScheduleLoads());
   pm.addPass(mlir::quack::createQuackSelectConfig(config));
   pm.addPass(mlir::quack::createQuackAssignLayouts());

@@ -59,6 +59,10 @@ struct CompileOptions {
   /// Partial sums over rows in registers (0) or shared memory (1); -1:
   /// registers unless they spill.
   int64_t sums = -1;
+  /// Accumulate sums over rows before the reductions they do not depend on
+  /// (1) or where the description puts them (0); -1: where the description
+  /// puts them unless the kernel spills.
+  int64_t earlySums = -1;
   /// Whether the architecture's table of measured configs
   /// (kernels/tuning/) may choose threads per row and rows per CTA.
   bool useTuned = true;

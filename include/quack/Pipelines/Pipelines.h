@@ -63,6 +63,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("partial sums over rows in registers (0) or shared "
                      "memory (1)"),
       llvm::cl::init(0)};
+  Option<bool> earlySums{
+      *this, "early-sums",
+      llvm::cl::desc("accumulate sums over rows before the reductions they "
+                     "do not depend on (quack-hoist-row-sums)"),
+      llvm::cl::init(false)};
   Option<int64_t> stages{
       *this, "stages",
       llvm::cl::desc("buffers of a prefetching loop with bulk copies (0: "

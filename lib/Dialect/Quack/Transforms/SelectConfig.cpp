@@ -357,6 +357,11 @@ struct QuackSelectConfigPass
     config.sharedSums = sumsOption == 1;
     if (config.sharedSums)
       why << "; sums=shared (forced)";
+    if (earlySums && numSums == 0)
+      return kernel.emitOpError("early_sums=1 needs a kernel with sums over "
+                                "rows (sum_rows)");
+    if (earlySums)
+      why << "; early_sums=1 (forced)";
     // Shared sums follow the bulk-copy buffers in dynamic shared memory.
     const int64_t sumBytes = config.sharedSumBytes(numSums);
     if (config.staged()) {
