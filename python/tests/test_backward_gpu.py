@@ -12,6 +12,8 @@ import pytest
 from gpu_common import DTYPES, dtype_id, rel_err, torch, seed_for
 
 import quack_mlir  # noqa: E402
+from quack_mlir import _ops
+from quack_mlir._launch import Launcher
 from quack_mlir.bundle import KernelNotFoundError
 
 # ||out - ref|| / ||ref|| by dtype: dx, and the sums over rows (rounded once).
@@ -208,6 +210,52 @@ def test_misaligned_rows_at_262144(dtype, offset):
     w = torch.randn(n, device="cuda").to(dtype)
     check_rmsnorm_backward(dy, x, w)
     check_layer_norm_backward(dy, x, w)
+
+
+# rmsnorm_bwd with a residual input (dresidual, the gradient reaching the
+# forward's h, added to dx), which the Python ops do not use: launched
+# directly. The 8-byte alignment class at 262144 brings its three rows
+# through registers (in f32, quackc accumulates dw before the exchange
+# there to hold them without spilling).
+_RMS_BWD_RESIDUAL = Launcher(
+    "rmsnorm_bwd", ("T", "TW", "N"),
+    fixed={"RESIDUAL": "true", "OFFSET": "false"})
+
+
+@pytest.mark.parametrize("n,offset", [(4096, 0), (32768, 0), (262144, 0),
+                                      (262144, 8)],
+                         ids=["N4096", "N32768", "N262144", "N262144-a8"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_rmsnorm_bwd_with_residual(dtype, n, offset):
+    m = 5
+    size = torch.empty((), dtype=dtype).element_size()
+    shift = offset // size  # elements into a 16-byte line
+
+    def rows(scale=1.0, bias=0.0):
+        buf = torch.randn(m, n + 16 // size, device="cuda") * scale + bias
+        return buf.to(dtype)[:, shift:shift + n]
+    x, dy, dres = rows(2.0, 1.0), rows(), rows()
+    w = torch.randn(n, device="cuda").to(dtype)
+    rstd = torch.rsqrt(x.double().pow(2).mean(-1) + EPS).float()
+    dx = torch.full((m, n), float("nan"), device="cuda").to(dtype)
+    dw = torch.full((n,), float("nan"), device="cuda").to(dtype)
+    t = {torch.bfloat16: "bf16", torch.float16: "f16",
+         torch.float32: "f32"}[dtype]
+    stride = x.stride(0)
+    try:
+        _ops.launch_with_workspace(_RMS_BWD_RESIDUAL, (t, t, n),
+                                   torch.cuda.current_device(), m, (
+            x.data_ptr(), stride, w.data_ptr(), dy.data_ptr(), stride,
+            rstd.data_ptr(), dres.data_ptr(), stride, dx.data_ptr(), n,
+            dw.data_ptr(), 0))
+    except KernelNotFoundError as e:
+        pytest.skip(f"not in the bundle: {e}")
+    torch.cuda.synchronize()
+    dx_ref, dw_ref = rms_reference(dy, x, w, rstd)
+    _check(dx, dx_ref + dres.double(), DX_TOL[dtype], "dx",
+           dx_scale(dy, w, rstd) + dres.double())
+    xhat = x.double() * rstd.double().unsqueeze(-1)
+    _check(dw, dw_ref, DW_TOL[dtype], "dw", sum_scale(dy.double() * xhat))
 
 
 def test_bad_inputs():
