@@ -195,12 +195,13 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
   if (!d)
     return Status::DriverUnavailable;
   const KernelMetadata &meta = getMetadata();
-  const std::string name = "kernel \"" + meta.kernel + "\": ";
+  // The prefix of every error; built only for one (this runs per launch).
+  auto name = [&meta] { return "kernel \"" + meta.kernel + "\": "; };
 
   cu::Context ctx = nullptr;
   cu::Result r = d->ctxGetCurrent(&ctx);
   if (r != cu::success) {
-    error = name + d->describe("cuCtxGetCurrent", r);
+    error = name() + d->describe("cuCtxGetCurrent", r);
     return Status::DriverError;
   }
   if (!ctx) {
@@ -208,15 +209,15 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
     // (and so PyTorch) would.
     cu::Device dev = 0;
     if ((r = d->deviceGet(&dev, 0)) != cu::success) {
-      error = name + d->describe("cuDeviceGet", r);
+      error = name() + d->describe("cuDeviceGet", r);
       return Status::DriverError;
     }
     if ((r = d->devicePrimaryCtxRetain(&ctx, dev)) != cu::success) {
-      error = name + d->describe("cuDevicePrimaryCtxRetain", r);
+      error = name() + d->describe("cuDevicePrimaryCtxRetain", r);
       return Status::DriverError;
     }
     if ((r = d->ctxSetCurrent(ctx)) != cu::success) {
-      error = name + d->describe("cuCtxSetCurrent", r);
+      error = name() + d->describe("cuCtxSetCurrent", r);
       return Status::DriverError;
     }
   }
@@ -234,11 +235,11 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
     int capture = cu::streamCaptureStatusNone;
     r = d->streamIsCapturing(static_cast<cu::Stream>(stream), &capture);
     if (r != cu::success) {
-      error = name + d->describe("cuStreamIsCapturing", r);
+      error = name() + d->describe("cuStreamIsCapturing", r);
       return Status::DriverError;
     }
     if (capture != cu::streamCaptureStatusNone) {
-      error = name + "first launch in this CUDA context happens during a "
+      error = name() + "first launch in this CUDA context happens during a "
                      "CUDA graph capture, where the module cannot be loaded; "
                      "launch or prepare the kernel once before capturing";
       return Status::Unsupported;
@@ -247,7 +248,7 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
 
   cu::Device dev = 0;
   if ((r = d->ctxGetDevice(&dev)) != cu::success) {
-    error = name + d->describe("cuCtxGetDevice", r);
+    error = name() + d->describe("cuCtxGetDevice", r);
     return Status::DriverError;
   }
 
@@ -271,12 +272,12 @@ Status Kernel::getFunction(void *stream, const Loaded *&result,
       return Status::Ok;
     }
     if (!clusterRefused) {
-      error = name + why;
+      error = name() + why;
       return s;
     }
     passedOver += (passedOver.empty() ? "" : "; ") + why;
     if (i + 1 == variants.size()) {
-      error = name + passedOver;
+      error = name() + passedOver;
       error += variants.size() == 1
                    ? "; use a variant compiled with a smaller cluster (quackc "
                      "--config=cluster=N, or a bundle with cluster fallbacks)"
@@ -487,13 +488,26 @@ Status Kernel::launchFinish(const Loaded *l, unsigned gridX,
   // (slots, workspace, outputs...): slots = row groups x rows per CTA.
   int64_t slots = static_cast<int64_t>(gridX / meta.ctasPerRowGroup) *
                   meta.rowsPerCta;
-  std::vector<ParamSlot> values(2 + meta.finishOutputs.size());
-  std::vector<void *> ptrs(values.size());
+  // On the stack for the few outputs a kernel has (this runs per launch).
+  const size_t numValues = 2 + meta.finishOutputs.size();
+  constexpr size_t inlineValues = 8;
+  ParamSlot inlineSlots[inlineValues];
+  void *inlinePtrs[inlineValues];
+  std::vector<ParamSlot> heapSlots;
+  std::vector<void *> heapPtrs;
+  ParamSlot *values = inlineSlots;
+  void **ptrs = inlinePtrs;
+  if (numValues > inlineValues) {
+    heapSlots.resize(numValues);
+    heapPtrs.resize(numValues);
+    values = heapSlots.data();
+    ptrs = heapPtrs.data();
+  }
   values[0].i64 = slots;
   values[1].u64 = args[meta.workspaceParam - 1].u;
   for (size_t j = 0; j < meta.finishOutputs.size(); ++j)
     values[2 + j].u64 = args[meta.finishOutputs[j] - 1].u;
-  for (size_t i = 0; i < values.size(); ++i)
+  for (size_t i = 0; i < numValues; ++i)
     ptrs[i] = &values[i];
   unsigned gridXFinish = static_cast<unsigned>(
       (meta.n + meta.finishColumnsPerCta - 1) / meta.finishColumnsPerCta);
@@ -502,7 +516,7 @@ Status Kernel::launchFinish(const Loaded *l, unsigned gridX,
       l->finishFunction, gridXFinish,
       static_cast<unsigned>(meta.finishOutputs.size()), 1, meta.finishBlock[0],
       meta.finishBlock[1], meta.finishBlock[2], 0,
-      static_cast<cu::Stream>(stream), ptrs.data(), nullptr);
+      static_cast<cu::Stream>(stream), ptrs, nullptr);
   if (r != cu::success) {
     error = "kernel \"" + meta.kernel + "\": " +
             d->describe("cuLaunchKernel (finish)", r);

@@ -571,22 +571,23 @@ Status runtime::checkClusterFallback(const KernelMetadata &meta,
 Status runtime::checkLaunchArguments(const KernelMetadata &meta, int64_t m,
                                      const ArgValue *args, size_t numArgs,
                                      std::string &error) {
-  const std::string prefix = "kernel \"" + meta.kernel + "\": ";
+  // The prefix of every error; built only for one (this runs per launch).
+  auto prefix = [&meta] { return "kernel \"" + meta.kernel + "\": "; };
   if (numArgs != meta.getNumArgs()) {
-    error = prefix + "expected " + std::to_string(meta.getNumArgs()) +
+    error = prefix() + "expected " + std::to_string(meta.getNumArgs()) +
             " arguments after M, got " + std::to_string(numArgs);
     return Status::InvalidArgument;
   }
   if (numArgs && !args) {
-    error = prefix + "the argument array is null";
+    error = prefix() + "the argument array is null";
     return Status::InvalidArgument;
   }
   if (m < 0) {
-    error = prefix + "M must be non-negative, got " + std::to_string(m);
+    error = prefix() + "M must be non-negative, got " + std::to_string(m);
     return Status::InvalidArgument;
   }
   if (!meta.tensorMaps.empty() && m > INT32_MAX) {
-    error = prefix + "its tensor copies address rows with 32-bit "
+    error = prefix() + "its tensor copies address rows with 32-bit "
                      "coordinates; M = " +
             std::to_string(m) + " exceeds " + std::to_string(INT32_MAX);
     return Status::Unsupported;
@@ -601,16 +602,16 @@ Status runtime::checkLaunchArguments(const KernelMetadata &meta, int64_t m,
       bool written = meta.persistent && p.kind == ParamKind::Row &&
                      p.role == "output";
       if (a.u == 0 && (m > 0 || written)) {
-        error = prefix + "argument \"" + p.name + "\" is a null pointer";
+        error = prefix() + "argument \"" + p.name + "\" is a null pointer";
         return Status::InvalidArgument;
       }
       if (p.kind == ParamKind::Workspace && a.u % 16 != 0) {
-        error = prefix + "workspace \"" + p.name +
+        error = prefix() + "workspace \"" + p.name +
                 "\" is not aligned to 16 bytes";
         return Status::Misaligned;
       }
       if (a.u % align != 0) {
-        error = prefix + "argument \"" + p.name + "\" (address 0x";
+        error = prefix() + "argument \"" + p.name + "\" (address 0x";
         char buf[32];
         std::snprintf(buf, sizeof(buf), "%llx",
                       static_cast<unsigned long long>(a.u));
@@ -621,14 +622,14 @@ Status runtime::checkLaunchArguments(const KernelMetadata &meta, int64_t m,
     } else if (p.kind == ParamKind::RowStride) {
       const Param &matrix = meta.params[p.of];
       if (a.i < 0) {
-        error = prefix + "row stride \"" + p.name +
+        error = prefix() + "row stride \"" + p.name +
                 "\" must be non-negative, "
                 "got " +
                 std::to_string(a.i);
         return Status::InvalidArgument;
       }
       if (m > 1 && a.i < meta.n) {
-        error = prefix + "row stride \"" + p.name + "\" (" +
+        error = prefix() + "row stride \"" + p.name + "\" (" +
                 std::to_string(a.i) +
                 " elements) is smaller than N = " + std::to_string(meta.n) +
                 ": rows would overlap";
@@ -637,7 +638,7 @@ Status runtime::checkLaunchArguments(const KernelMetadata &meta, int64_t m,
       uint64_t bytes =
           static_cast<uint64_t>(a.i) * getScalarTypeSize(matrix.type);
       if (bytes % align != 0) {
-        error = prefix + "row stride \"" + p.name + "\" (" +
+        error = prefix() + "row stride \"" + p.name + "\" (" +
                 std::to_string(a.i) + " elements of " +
                 stringifyScalarType(matrix.type) + " = " +
                 std::to_string(bytes) + " bytes) is not a multiple of the " +
@@ -646,7 +647,7 @@ Status runtime::checkLaunchArguments(const KernelMetadata &meta, int64_t m,
       }
     } else if (p.kind == ParamKind::Scalar && p.type == ScalarType::I32) {
       if (a.i < INT32_MIN || a.i > INT32_MAX) {
-        error = prefix + "scalar \"" + p.name + "\" (" + std::to_string(a.i) +
+        error = prefix() + "scalar \"" + p.name + "\" (" + std::to_string(a.i) +
                 ") does not fit in i32";
         return Status::InvalidArgument;
       }
