@@ -15,7 +15,7 @@
 // CHECK-NOT: math.
 // CHECK: nvvm.shfl.sync
 // CHECK: nvvm.barrier
-// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: llvm.return
 // FORCED: nvvm.maxntid = array<i32: 128, 1, 1>
 // FORCED-NOT: nvvm.barrier

@@ -12,7 +12,7 @@ module attributes {gpu.container_module} {
       %r = math.rsqrt %x : f32
       // exp(x) = ex2(x * log2(e)).
       // CHECK: %[[L:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
-      // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[L]])
+      // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[L]])
       %e = math.exp %x : f32
       // log(x) = lg2(x) * ln(2).
       // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
@@ -29,9 +29,9 @@ module attributes {gpu.container_module} {
     // CHECK-LABEL: gpu.func @vector
     gpu.func @vector(%x: vector<2xf32>, %p: !llvm.ptr<1>) kernel {
       // CHECK: vector.extract %{{.*}}[0] : f32 from vector<2xf32>
-      // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+      // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
       // CHECK: vector.extract %{{.*}}[1] : f32 from vector<2xf32>
-      // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+      // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
       // CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
       %e = math.exp2 %x : vector<2xf32>
       llvm.store %e, %p : vector<2xf32>, !llvm.ptr<1>
