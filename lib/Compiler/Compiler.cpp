@@ -10,6 +10,7 @@
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
 #include "quack/InitAll.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Parser/Parser.h"
@@ -382,6 +383,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   pipeline.stages = options.stages;
   pipeline.sums = options.sums > 0 ? 1 : 0;
   pipeline.earlySums = options.earlySums > 0;
+  pipeline.expFtz = options.expFtz != 0;
   pipeline.useTuned = options.useTuned;
 
   // 2. Config selection.
@@ -390,7 +392,16 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   std::map<std::string, std::string> reasons;
   std::set<std::string> tuned;
   bool prefetches = false;
+  std::set<std::string> exponentials;
   module->walk([&](mlir::quack::KernelOp kernel) {
+    if (kernel
+            ->walk([](Operation *op) {
+              return isa<math::ExpOp, math::Exp2Op, math::TanhOp>(op)
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
+            })
+            .wasInterrupted())
+      exponentials.insert(kernel.getSymName().str());
     if (auto r = kernel->getAttrOfType<StringAttr>("quack.config_reason"))
       reasons[kernel.getSymName().str()] = r.str();
     if (kernel->hasAttr(mlir::quack::kConfigTunedAttrName))
@@ -412,6 +423,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   for (KernelMetadata &md : artifacts.kernels) {
     md.configReason = reasons[md.kernel];
     md.tunedConfig = tuned.count(md.kernel) != 0;
+    md.exponentials = exponentials.count(md.kernel) != 0;
   }
   if (options.emit == Stage::GPU) {
     artifacts.text = printOp(*module);
@@ -679,6 +691,38 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       artifacts = std::move(retry);
     }
   }
+  // Exponentials through ex2.approx.ftz take one instruction instead of
+  // four, but ptxas may spend the freed issue slots on more registers live:
+  // keep ex2.approx where that fits more CTAs per SM. On the H200,
+  // cross_entropy_fwd_bwd bf16 at 16384 took 70 registers with ftz and 60
+  // without (one CTA of 512 threads per SM instead of two) and lost 27%;
+  // softmax bf16 at 65536-262144 kept its registers and gained 10-12%
+  // (BENCHMARKS.md, fourteenth run).
+  bool exponentials = llvm::any_of(
+      artifacts->kernels, [](const auto &k) { return k.exponentials; });
+  if (exponentials && options.expFtz < 0 && artifacts->kernels.size() == 1) {
+    CompileOptions exact = options;
+    exact.expFtz = 0;
+    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, exact);
+    auto ctasPerSm = [](const Artifacts &a) {
+      const KernelMetadata &k = a.kernels.front();
+      if (k.blockThreads <= 0)
+        return int64_t(0);
+      return std::min({ctasPerSmByRegisters(k.resources.registers,
+                                            k.blockThreads),
+                       kMaxThreadsPerSm / k.blockThreads, kMaxCtasPerSm});
+    };
+    if (succeeded(retry) && retry->kernels.size() == 1 &&
+        spills(*retry) <= spills(*artifacts) &&
+        ctasPerSm(*retry) > ctasPerSm(*artifacts)) {
+      retry->kernels.front().configReason +=
+          "; exp_ftz=0 (" + std::to_string(ctasPerSm(*retry)) +
+          " CTAs per SM; with ex2.approx.ftz, " +
+          std::to_string(artifacts->kernels.front().resources.registers) +
+          " registers fit " + std::to_string(ctasPerSm(*artifacts)) + ")";
+      return retry;
+    }
+  }
   return artifacts;
 }
 
@@ -792,7 +836,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
     key = key.trim();
     // 0/1 flags.
     if (key == "tuned" || key == "prefetch" || key == "remat" ||
-        key == "early_sums") {
+        key == "early_sums" || key == "exp_ftz") {
       StringRef v = value.trim();
       if (v != "0" && v != "1")
         return "config: '" + key.str() + "' takes 0 or 1, got '" + v.str() +
@@ -803,6 +847,8 @@ std::string parseConfigOverrides(llvm::StringRef text,
         options.remat = v == "1";
       else if (key == "early_sums")
         options.earlySums = v == "1";
+      else if (key == "exp_ftz")
+        options.expFtz = v == "1";
       else
         options.prefetch = v == "1";
       continue;
@@ -847,7 +893,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.stages = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy, stages, sums, early_sums";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy, stages, sums, early_sums, exp_ftz";
   }
   return "";
 }

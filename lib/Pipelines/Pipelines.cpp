@@ -72,14 +72,17 @@ void buildQuackToGPUPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(mlir::quack::createQuackVerifyStaging());
 }
 
-void buildGPUToNVVMPipeline(OpPassManager &pm, const PipelineOptions &) {
+void buildGPUToNVVMPipeline(OpPassManager &pm,
+                            const PipelineOptions &options) {
   OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
   // They emit scf.if: before scf is lowered.
   gpu.addPass(mlir::quack::createConvertQuackCopyToNVVM());
   gpu.addPass(mlir::quack::createConvertQuackAllReduceToNVVM());
   gpu.addPass(mlir::quack::createConvertQuackClusterToNVVM());
   gpu.addPass(createSCFToControlFlowPass());
-  gpu.addPass(mlir::quack::createConvertQuackMathToNVVM());
+  mlir::quack::ConvertQuackMathToNVVMOptions math;
+  math.ftz = options.expFtz;
+  gpu.addPass(mlir::quack::createConvertQuackMathToNVVM(math));
   // Math first: what LLVM's NVPTX backend lowers natively must not become a
   // libdevice call, which would need linking.
   gpu.addPass(createConvertMathToLLVMPass());

@@ -63,6 +63,9 @@ struct CompileOptions {
   /// (1) or where the description puts them (0); -1: where the description
   /// puts them unless the kernel spills.
   int64_t earlySums = -1;
+  /// Exponentials through ex2.approx.ftz (1) or ex2.approx (0); -1: ftz
+  /// unless the kernel fits more CTAs per SM without.
+  int64_t expFtz = -1;
   /// Whether the architecture's table of measured configs
   /// (kernels/tuning/) may choose threads per row and rows per CTA.
   bool useTuned = true;
@@ -115,6 +118,8 @@ struct KernelMetadata {
   bool tunedConfig = false;
   /// quackc gave up the loop's prefetch to keep ptxas from spilling.
   bool prefetchDropped = false;
+  /// The kernel computes exponentials (math.exp, exp2 or tanh).
+  bool exponentials = false;
   /// Metadata files (beside this one) of the same kernel compiled on
   /// smaller clusters, largest first, for the runtime to fall back to.
   std::vector<std::string> clusterFallbacks;

@@ -68,6 +68,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("accumulate sums over rows before the reductions they "
                      "do not depend on (quack-hoist-row-sums)"),
       llvm::cl::init(false)};
+  Option<bool> expFtz{
+      *this, "exp-ftz",
+      llvm::cl::desc("exponentials through ex2.approx.ftz (results below "
+                     "2^-126 flush to zero)"),
+      llvm::cl::init(true)};
   Option<int64_t> stages{
       *this, "stages",
       llvm::cl::desc("buffers of a prefetching loop with bulk copies (0: "

@@ -30,10 +30,12 @@ Value constant(OpBuilder &b, Location loc, double v) {
 }
 
 /// The scalar f32 expansion of one math op.
-Value expandScalar(OpBuilder &b, Location loc, Operation *op, Value x) {
+Value expandScalar(OpBuilder &b, Location loc, Operation *op, Value x,
+                   bool ftz) {
   constexpr double kLog2E = 1.4426950408889634;
   constexpr double kLn2 = 0.6931471805599453;
-  constexpr const char *kEx2 = "llvm.nvvm.ex2.approx.ftz.f32";
+  const char *kEx2 =
+      ftz ? "llvm.nvvm.ex2.approx.ftz.f32" : "llvm.nvvm.ex2.approx.f32";
   if (isa<math::SqrtOp>(op))
     return intrinsic(b, loc, "llvm.nvvm.sqrt.rn.f", x);
   // rsqrt.approx (not ftz): relative error under 2^-22, no slow path. The
@@ -46,7 +48,8 @@ Value expandScalar(OpBuilder &b, Location loc, Operation *op, Value x) {
   // subnormal (softmax over 262144 bf16: 68 exponentials, 204 of the
   // kernel's 792 instructions, in a kernel that issues an instruction on
   // three of every four cycles). With it those results are 0: an absolute
-  // error under 1.2e-38, in outputs of f32 or narrower types.
+  // error under 1.2e-38, in outputs of f32 or narrower types. quackc
+  // compiles without ftz where that fits more CTAs per SM (lib/Compiler).
   if (isa<math::Exp2Op>(op))
     return intrinsic(b, loc, kEx2, x);
   if (isa<math::ExpOp>(op))
@@ -68,8 +71,10 @@ Value expandScalar(OpBuilder &b, Location loc, Operation *op, Value x) {
 }
 
 struct ExpandF32Math : public RewritePattern {
-  ExpandF32Math(MLIRContext *context)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+  ExpandF32Math(MLIRContext *context, bool ftz)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
+        ftz(ftz) {}
+  bool ftz;
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
@@ -83,7 +88,7 @@ struct ExpandF32Math : public RewritePattern {
     Location loc = op->getLoc();
     auto vectorType = dyn_cast<VectorType>(type);
     if (!vectorType) {
-      rewriter.replaceOp(op, expandScalar(rewriter, loc, op, x));
+      rewriter.replaceOp(op, expandScalar(rewriter, loc, op, x, ftz));
       return success();
     }
     if (vectorType.getRank() != 1 || vectorType.isScalable())
@@ -92,7 +97,7 @@ struct ExpandF32Math : public RewritePattern {
     SmallVector<Value> lanes;
     for (int64_t i = 0; i < vectorType.getDimSize(0); ++i) {
       Value lane = vector::ExtractOp::create(rewriter, loc, x, i);
-      lanes.push_back(expandScalar(rewriter, loc, op, lane));
+      lanes.push_back(expandScalar(rewriter, loc, op, lane, ftz));
     }
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vectorType, lanes);
     return success();
@@ -102,9 +107,10 @@ struct ExpandF32Math : public RewritePattern {
 struct ConvertQuackMathToNVVMPass
     : public mlir::quack::impl::ConvertQuackMathToNVVMBase<
           ConvertQuackMathToNVVMPass> {
+  using ConvertQuackMathToNVVMBase::ConvertQuackMathToNVVMBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandF32Math>(&getContext());
+    patterns.add<ExpandF32Math>(&getContext(), ftz);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -1,4 +1,9 @@
 // RUN: quack-opt %s --pass-pipeline='builtin.module(gpu.module(convert-quack-math-to-nvvm))' | FileCheck %s
+// Without ftz, exponentials keep results below 2^-126 subnormal.
+// RUN: quack-opt %s --pass-pipeline='builtin.module(gpu.module(convert-quack-math-to-nvvm{ftz=false}))' | FileCheck %s --check-prefix=EXACT
+// EXACT-NOT: ex2.approx.ftz
+// EXACT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// EXACT-NOT: ex2.approx.ftz
 
 module attributes {gpu.container_module} {
   gpu.module @m {
