@@ -698,20 +698,30 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   // without (one CTA of 512 threads per SM instead of two) and lost 27%;
   // softmax bf16 at 65536-262144 kept its registers and gained 10-12%
   // (BENCHMARKS.md, fourteenth run).
+  // Only where registers, not the block size, bound the CTAs per SM: a
+  // second compile of every kernel with exponentials doubled their
+  // compile time.
+  auto ctasPerSm = [](const Artifacts &a) {
+    const KernelMetadata &k = a.kernels.front();
+    if (k.blockThreads <= 0)
+      return int64_t(0);
+    return std::min({ctasPerSmByRegisters(k.resources.registers,
+                                          k.blockThreads),
+                     kMaxThreadsPerSm / k.blockThreads, kMaxCtasPerSm});
+  };
+  auto ctasPerSmByThreads = [](const Artifacts &a) {
+    const KernelMetadata &k = a.kernels.front();
+    return k.blockThreads <= 0
+               ? int64_t(0)
+               : std::min(kMaxThreadsPerSm / k.blockThreads, kMaxCtasPerSm);
+  };
   bool exponentials = llvm::any_of(
       artifacts->kernels, [](const auto &k) { return k.exponentials; });
-  if (exponentials && options.expFtz < 0 && artifacts->kernels.size() == 1) {
+  if (exponentials && options.expFtz < 0 && artifacts->kernels.size() == 1 &&
+      ctasPerSm(*artifacts) < ctasPerSmByThreads(*artifacts)) {
     CompileOptions exact = options;
     exact.expFtz = 0;
     FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, exact);
-    auto ctasPerSm = [](const Artifacts &a) {
-      const KernelMetadata &k = a.kernels.front();
-      if (k.blockThreads <= 0)
-        return int64_t(0);
-      return std::min({ctasPerSmByRegisters(k.resources.registers,
-                                            k.blockThreads),
-                       kMaxThreadsPerSm / k.blockThreads, kMaxCtasPerSm});
-    };
     if (succeeded(retry) && retry->kernels.size() == 1 &&
         spills(*retry) <= spills(*artifacts) &&
         ctasPerSm(*retry) > ctasPerSm(*artifacts)) {
