@@ -8,8 +8,9 @@ cubin (ptxas included), as a process per variant and in one process.
   variant; the median of --runs runs of each variant is reported (it
   includes process start, MLIR context creation, the pipeline, LLVM's NVPTX
   backend and one ptxas process).
-- in-process: `quackc X.qk --bundle=DIR -D T=... -D N=...` compiles every
-  variant of a description in one process (one context, one ptxas process
+- in-process: `quackc X.qk --bundle=DIR -D T=... -D N=...
+  --cluster-fallbacks=0` compiles every variant of a description in one
+  process (one context, one ptxas process
   per variant); the wall time divided by the number of variants written.
 
 Needs no GPU. Prints a Markdown table.
@@ -85,8 +86,10 @@ def main():
                     times = [run(cmd)[0] for _ in range(a.runs)]
                     medians.append(statistics.median(times))
             bundle = os.path.join(tmp, kernel)
+            # The variants the process figures compile, not their cluster
+            # fallbacks (a bundle's default).
             cmd = [a.quackc, src, f"--bundle={bundle}", "--kernel", kernel,
-                   "--alignments=16"] + defines(
+                   "--alignments=16", "--cluster-fallbacks=0"] + defines(
                        ["T=" + ",".join(a.dtypes),
                         "N=" + ",".join(map(str, a.n))] + flags)
             dt, _ = run(cmd)
