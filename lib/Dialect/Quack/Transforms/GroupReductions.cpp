@@ -20,16 +20,6 @@ using namespace mlir::quack;
 
 namespace {
 
-bool isReduction(Operation *op) { return getExchangedValues(op) != 0; }
-
-/// Whether `op` writes memory (a row or per-row store, a sum over rows).
-bool writesMemory(Operation *op) {
-  return isa<StoreOp, SumRowsOp>(op);
-}
-
-/// Whether `op` reads memory.
-bool readsMemory(Operation *op) { return isa<LoadOp, GatherOp>(op); }
-
 /// The ops strictly between `first` and `later` that `later` depends on,
 /// in block order, when all of them can move before `first`: none is a
 /// reduction or depends on `first`, none writes memory or has regions, and
@@ -46,7 +36,7 @@ FailureOr<SmallVector<Operation *>> movableSlice(Operation *first,
       Operation *def = operand.getDefiningOp();
       if (!def || def->getBlock() != body || def->isBeforeInBlock(first))
         continue;
-      if (def == first || isReduction(def) || writesMemory(def) ||
+      if (def == first || isRowReduction(def) || writesMemory(def) ||
           def->getNumRegions() != 0 ||
           (!readsMemory(def) && !isMemoryEffectFree(def)))
         return failure();
@@ -75,7 +65,7 @@ struct QuackGroupReductionsPass
       Block &body = kernel.getBody().front();
       SmallVector<Operation *> reductions;
       for (Operation &op : body)
-        if (isReduction(&op))
+        if (isRowReduction(&op))
           reductions.push_back(&op);
       DenseSet<Operation *> grouped;
       for (auto [i, first] : llvm::enumerate(reductions)) {

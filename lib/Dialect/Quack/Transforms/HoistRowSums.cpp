@@ -20,12 +20,6 @@ using namespace mlir::quack;
 
 namespace {
 
-bool isReduction(Operation *op) { return getExchangedValues(op) != 0; }
-
-bool writesMemory(Operation *op) { return isa<StoreOp, SumRowsOp>(op); }
-
-bool readsMemory(Operation *op) { return isa<LoadOp, GatherOp>(op); }
-
 /// The ops strictly between `reduction` and `sum` that `sum` depends on, in
 /// block order, when moving them and `sum` before `reduction` shortens
 /// every live range it changes: none is a reduction, writes memory or has
@@ -45,7 +39,7 @@ FailureOr<SmallVector<Operation *>> hoistableSlice(Operation *reduction,
       if (!def || def->getBlock() != body ||
           def->isBeforeInBlock(reduction))
         continue;
-      if (def == reduction || isReduction(def) || writesMemory(def) ||
+      if (def == reduction || isRowReduction(def) || writesMemory(def) ||
           def->getNumRegions() != 0 ||
           (!readsMemory(def) && !isMemoryEffectFree(def)))
         return failure();
@@ -77,7 +71,7 @@ struct QuackHoistRowSumsPass
       SmallVector<Operation *> reductions;
       SmallVector<SumRowsOp> sums;
       for (Operation &op : body) {
-        if (isReduction(&op))
+        if (isRowReduction(&op))
           reductions.push_back(&op);
         else if (auto sum = dyn_cast<SumRowsOp>(&op))
           sums.push_back(sum);

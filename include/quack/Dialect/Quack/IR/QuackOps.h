@@ -36,6 +36,17 @@ ArgKind classifyArgType(Type type);
 /// for the triple of quack.moments; 0 when `op` reduces no row.
 int64_t getExchangedValues(Operation *op);
 
+/// Whether `op` reduces a row (exchanges values between threads).
+inline bool isRowReduction(Operation *op) {
+  return getExchangedValues(op) != 0;
+}
+
+/// Whether `op` writes memory: a row or per-row store, a sum over rows.
+inline bool writesMemory(Operation *op) { return isa<StoreOp, SumRowsOp>(op); }
+
+/// Whether `op` reads memory: a load or a gather.
+inline bool readsMemory(Operation *op) { return isa<LoadOp, GatherOp>(op); }
+
 /// Name of the argument attribute holding an argument's role.
 inline constexpr llvm::StringLiteral kRoleAttrName = "quack.role";
 /// Name of the argument attribute holding an argument's description name.
