@@ -701,19 +701,17 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   // Only where registers, not the block size, bound the CTAs per SM: a
   // second compile of every kernel with exponentials doubled their
   // compile time.
-  auto ctasPerSm = [](const Artifacts &a) {
-    const KernelMetadata &k = a.kernels.front();
-    if (k.blockThreads <= 0)
-      return int64_t(0);
-    return std::min({ctasPerSmByRegisters(k.resources.registers,
-                                          k.blockThreads),
-                     kMaxThreadsPerSm / k.blockThreads, kMaxCtasPerSm});
-  };
   auto ctasPerSmByThreads = [](const Artifacts &a) {
     const KernelMetadata &k = a.kernels.front();
     return k.blockThreads <= 0
                ? int64_t(0)
                : std::min(kMaxThreadsPerSm / k.blockThreads, kMaxCtasPerSm);
+  };
+  auto ctasPerSm = [&](const Artifacts &a) {
+    const KernelMetadata &k = a.kernels.front();
+    return std::min(ctasPerSmByThreads(a),
+                    ctasPerSmByRegisters(k.resources.registers,
+                                         std::max<int64_t>(k.blockThreads, 1)));
   };
   bool exponentials = llvm::any_of(
       artifacts->kernels, [](const auto &k) { return k.exponentials; });

@@ -7,8 +7,7 @@
 #include "quack/Dialect/Quack/IR/QuackOps.h"
 #include "quack/Dialect/Quack/Transforms/Passes.h"
 
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/SetVector.h"
+#include "MovableSlice.h"
 
 namespace mlir::quack {
 #define GEN_PASS_DEF_QUACKHOISTROWSUMS
@@ -19,49 +18,6 @@ using namespace mlir;
 using namespace mlir::quack;
 
 namespace {
-
-/// The ops strictly between `reduction` and `sum` that `sum` depends on, in
-/// block order, when moving them and `sum` before `reduction` shortens
-/// every live range it changes: none is a reduction, writes memory or has
-/// regions; each is used by the others or by `sum` alone (a value also
-/// used after the reduction would stay live across its exchange); and
-/// none reads memory where a write lies between `reduction` and `sum` (an
-/// output may alias an input). Fails otherwise.
-FailureOr<SmallVector<Operation *>> hoistableSlice(Operation *reduction,
-                                                   SumRowsOp sum) {
-  Block *body = reduction->getBlock();
-  llvm::SetVector<Operation *> slice;
-  SmallVector<Operation *> work = {sum};
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    for (Value operand : op->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      if (!def || def->getBlock() != body ||
-          def->isBeforeInBlock(reduction))
-        continue;
-      if (def == reduction || isRowReduction(def) || writesMemory(def) ||
-          def->getNumRegions() != 0 ||
-          (!readsMemory(def) && !isMemoryEffectFree(def)))
-        return failure();
-      if (slice.insert(def))
-        work.push_back(def);
-    }
-  }
-  for (Operation *op : slice)
-    for (Operation *user : op->getUsers())
-      if (user != sum.getOperation() && !slice.contains(user))
-        return failure();
-  if (llvm::any_of(slice, readsMemory))
-    for (Operation *op = reduction->getNextNode(); op != sum;
-         op = op->getNextNode())
-      if (writesMemory(op))
-        return failure();
-  SmallVector<Operation *> ordered(slice.begin(), slice.end());
-  llvm::sort(ordered, [](Operation *a, Operation *c) {
-    return a->isBeforeInBlock(c);
-  });
-  return ordered;
-}
 
 struct QuackHoistRowSumsPass
     : public mlir::quack::impl::QuackHoistRowSumsBase<QuackHoistRowSumsPass> {
@@ -83,7 +39,7 @@ struct QuackHoistRowSumsPass
           if (!reduction->isBeforeInBlock(sum))
             break;
           FailureOr<SmallVector<Operation *>> slice =
-              hoistableSlice(reduction, sum);
+              getMovableSlice(reduction, sum, /*exclusive=*/true);
           if (failed(slice))
             continue;
           for (Operation *op : *slice)
