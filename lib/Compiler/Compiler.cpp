@@ -20,9 +20,12 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <future>
+#include <map>
 #include <set>
 
 using namespace mlir;
@@ -67,11 +70,35 @@ constexpr int64_t kRegistersPerSm = 65536;
 
 /// CTAs of `threads` threads that an sm_90 SM holds at `registers` per
 /// thread (registers are allocated per warp, 8 per thread at a time).
+/// The registers per thread ptxas allows a kernel of `threads` threads
+/// asked (.minnctapersm) to fit `ctas` CTAs per SM.
+static int64_t registerCap(int64_t ctas, int64_t threads) {
+  int64_t warps = llvm::divideCeil(threads, 32);
+  return std::min<int64_t>(255, kRegistersPerSm / (32 * warps * ctas) / 8 * 8);
+}
+
 static int64_t ctasPerSmByRegisters(int64_t registers, int64_t threads) {
   int64_t warps = llvm::divideCeil(threads, 32);
   int64_t perWarp = 32 * llvm::alignTo(std::max<int64_t>(registers, 1), 8);
   return std::min(kRegistersPerSm / (perWarp * warps),
                   kMaxThreadsPerSm / threads);
+}
+
+/// A kernel's identity: description, bindings, config, arch and compiler.
+static std::string contentHash(llvm::StringRef source,
+                               const CompileOptions &options,
+                               DictionaryAttr config) {
+  llvm::SHA256 sha;
+  sha.update(source);
+  for (const auto &[k, v] : options.bindings)
+    sha.update(k + "=" + v + ";");
+  std::string configText;
+  llvm::raw_string_ostream cos(configText);
+  cos << config;
+  sha.update(configText);
+  sha.update(options.arch);
+  sha.update(kCompilerVersion);
+  return llvm::toHex(sha.final(), /*LowerCase=*/true);
 }
 
 /// Reads the launch facts convert-quack-to-gpu left on each gpu.func.
@@ -173,19 +200,7 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
     md.requiredAlignment = md.vector * widest;
     md.maxRowLength = maxRowLengthFor(widest);
 
-    // Content hash: description, bindings, config, arch, compiler version.
-    llvm::SHA256 sha;
-    sha.update(source);
-    for (const auto &[k, v] : options.bindings)
-      sha.update(k + "=" + v + ";");
-    std::string configText;
-    llvm::raw_string_ostream cos(configText);
-    cos << config;
-    sha.update(configText);
-    sha.update(options.arch);
-    sha.update(kCompilerVersion);
-    auto digest = sha.final();
-    md.hash = llvm::toHex(digest, /*LowerCase=*/true);
+    md.hash = contentHash(source, options, config);
     result.push_back(std::move(md));
   });
   return result;
@@ -420,6 +435,12 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   if (failed(runPipeline(*module, buildQuackToGPUPipeline, pipeline)))
     return failure();
   artifacts.kernels = collectMetadata(*module, options, buffer->getBuffer());
+  DictionaryAttr kernelConfig; // of the last kernel; searches need one
+  module->walk([&](gpu::GPUFuncOp func) {
+    if (auto config = func->getAttrOfType<DictionaryAttr>(
+            mlir::quack::kConfigAttrName))
+      kernelConfig = config;
+  });
   for (KernelMetadata &md : artifacts.kernels) {
     md.configReason = reasons[md.kernel];
     md.tunedConfig = tuned.count(md.kernel) != 0;
@@ -483,6 +504,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     return emitError(fileLoc) << llvm::toString(cubin.takeError()), failure();
   artifacts.cubin = std::move(cubin->binary);
   artifacts.ptxasLog = cubin->log;
+  artifacts.ptx = std::move(*ptx);
   for (KernelMetadata &md : artifacts.kernels)
     for (const ResourceReport &report : cubin->reports)
       if (report.kernel == md.kernel)
@@ -557,23 +579,65 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     int64_t now = occupancy(artifacts);
     int64_t most =
         std::min<int64_t>(kMaxCtasPerSm, kMaxThreadsPerSm / threads);
-    for (int64_t ctas = most; ctas > now; --ctas) {
-      CompileOptions bounded = options;
-      bounded.minCtasPerSm = ctas;
-      // The remat trial below compares this bounded kernel with its own.
-      bounded.remat = std::max<int64_t>(options.remat, 0);
-      FailureOr<Artifacts> retry =
-          compileAndSearch(sourceMgr, bufferId, context, bounded);
-      if (failed(retry) || spills(*retry) > 0)
+    // The trials differ only in ptxas' register cap: assemble the PTX again
+    // with each cap, from the most CTAs down, and keep the first that does
+    // not spill. Fewer registers may spill less (rmsnorm_fwd bf16 at 65536
+    // spills with 40 registers and not with 32), so each cap is tried; of
+    // the CTA counts that share a cap (and a cubin), only the largest.
+    // Non-persistent kernels do not prefetch: the PTX is all that changes.
+    // ptxas runs on as many trials at once as there are hardware threads.
+    SmallVector<int64_t> candidates;
+    for (int64_t ctas = most; ctas > now && !prefetches; --ctas)
+      if (candidates.empty() || registerCap(ctas, threads) !=
+                                    registerCap(candidates.back(), threads))
+        candidates.push_back(ctas);
+    KernelMetadata &kernel = artifacts.kernels.front();
+    auto trial = [&](int64_t ctas) -> std::optional<Cubin> {
+      llvm::Expected<Cubin> cubin = assemblePTX(
+          withMinCtasPerSm(artifacts.ptx, ctas), options.arch, *ptxas);
+      if (!cubin) {
+        llvm::consumeError(cubin.takeError());
+        return std::nullopt;
+      }
+      return std::move(*cubin);
+    };
+    auto spillFree = [&](const std::optional<Cubin> &cubin) {
+      return cubin && llvm::any_of(cubin->reports, [&](const auto &r) {
+               return r.kernel == kernel.kernel &&
+                      r.spillStoreBytes + r.spillLoadBytes == 0;
+             });
+    };
+    size_t width = std::max<size_t>(
+        1, llvm::hardware_concurrency().compute_thread_count());
+    for (size_t first = 0; first < candidates.size(); first += width) {
+      size_t last = std::min(candidates.size(), first + width);
+      std::vector<std::future<std::optional<Cubin>>> batch;
+      for (size_t i = first; i < last; ++i)
+        batch.push_back(std::async(std::launch::async, trial, candidates[i]));
+      std::vector<std::optional<Cubin>> cubins;
+      for (auto &future : batch)
+        cubins.push_back(future.get());
+      auto found = llvm::find_if(cubins, spillFree);
+      if (found == cubins.end())
         continue;
-      explainRetry(*retry,
-                   "; min_ctas_per_sm=" + std::to_string(ctas) + " (forced)",
-                   "; min_ctas_per_sm=" + std::to_string(ctas) +
-                       " (ptxas fits " + std::to_string(ctas) +
-                       " CTAs per SM without spilling; unbounded, " +
-                       std::to_string(md.resources.registers) +
-                       " registers fit " + std::to_string(now) + ")");
-      artifacts = std::move(*retry);
+      int64_t ctas = candidates[first + (found - cubins.begin())];
+      // What compiling with ctas=<ctas> gives, without compiling again.
+      NamedAttrList config(kernelConfig);
+      config.set("min_ctas_per_sm",
+                 IntegerAttr::get(IntegerType::get(&context, 64), ctas));
+      kernel.hash = contentHash(buffer->getBuffer(), options,
+                                config.getDictionary(&context));
+      for (const ResourceReport &r : (*found)->reports)
+        if (r.kernel == kernel.kernel)
+          kernel.resources = r;
+      kernel.configReason += "; min_ctas_per_sm=" + std::to_string(ctas) +
+                             " (ptxas fits " + std::to_string(ctas) +
+                             " CTAs per SM without spilling; unbounded, " +
+                             std::to_string(md.resources.registers) +
+                             " registers fit " + std::to_string(now) + ")";
+      artifacts.cubin = std::move((*found)->binary);
+      artifacts.ptxasLog = std::move((*found)->log);
+      artifacts.ptx = withMinCtasPerSm(artifacts.ptx, ctas);
       break;
     }
   }

@@ -228,16 +228,7 @@ llvm::Expected<Cubin> assemblePTX(llvm::StringRef ptx, llvm::StringRef arch,
   // it does not spill; where it does, ask for one CTA per SM at least,
   // which lets it use the registers the kernel needs, and keep that if it
   // spills less.
-  std::string retried;
-  llvm::StringRef rest = ptx;
-  while (!rest.empty()) {
-    auto [line, tail] = rest.split('\n');
-    retried += line;
-    retried += '\n';
-    if (line.trim().starts_with(".maxntid"))
-      retried += ".minnctapersm 1\n";
-    rest = tail;
-  }
+  std::string retried = withMinCtasPerSm(ptx, 1);
   llvm::Expected<Cubin> second = runPtxas(retried, arch, ptxasPath);
   if (!second) {
     llvm::consumeError(second.takeError());
@@ -246,6 +237,23 @@ llvm::Expected<Cubin> assemblePTX(llvm::StringRef ptx, llvm::StringRef arch,
   if (spillBytes(*second) < spillBytes(*first))
     return second;
   return first;
+}
+
+std::string withMinCtasPerSm(llvm::StringRef ptx, int64_t ctas) {
+  if (ptx.contains(".minnctapersm") || ptx.contains(".maxnreg"))
+    return ptx.str();
+  std::string result;
+  result.reserve(ptx.size() + 32);
+  llvm::StringRef rest = ptx;
+  while (!rest.empty()) {
+    auto [line, tail] = rest.split('\n');
+    result += line;
+    result += '\n';
+    if (line.trim().starts_with(".maxntid"))
+      result += ".minnctapersm " + std::to_string(ctas) + "\n";
+    rest = tail;
+  }
+  return result;
 }
 
 static llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx,

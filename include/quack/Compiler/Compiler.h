@@ -144,6 +144,8 @@ struct Artifacts {
   std::vector<KernelMetadata> kernels;
   /// ptxas' verbose output.
   std::string ptxasLog;
+  /// The PTX the cubin was assembled from.
+  std::string ptx;
 };
 
 /// Compiles buffer `bufferId` of `sourceMgr`, a .qk description unless its
