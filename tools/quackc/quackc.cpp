@@ -22,8 +22,14 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 using namespace llvm;
 
@@ -97,6 +103,12 @@ cl::list<int64_t> bundleAlignments(
              "(default 16,8,4,2,1)"),
     cl::cat(category));
 
+cl::opt<int> bundleJobs(
+    "jobs",
+    cl::desc("with --bundle: compile this many kernel variants at once "
+             "(default 0: one per hardware thread)"),
+    cl::init(0), cl::value_desc("n"), cl::cat(category));
+
 cl::opt<int> clusterFallbacks(
     "cluster-fallbacks",
     cl::desc("with --bundle: for a kernel on a cluster of C CTAs, also "
@@ -142,11 +154,13 @@ std::string parseDefines(std::map<std::string, std::vector<std::string>> &out,
   return "";
 }
 
-bool writeFile(StringRef path, StringRef data, bool binary) {
+bool writeFile(StringRef path, StringRef data, bool binary,
+               raw_ostream &err = errs()) {
   std::error_code ec;
   raw_fd_ostream os(path, ec, binary ? sys::fs::OF_None : sys::fs::OF_Text);
   if (ec) {
-    fail("cannot write '" + path + "': " + ec.message());
+    WithColor::error(err, "quackc")
+        << "cannot write '" << path << "': " << ec.message() << "\n";
     return false;
   }
   os << data;
@@ -154,13 +168,15 @@ bool writeFile(StringRef path, StringRef data, bool binary) {
 }
 
 /// With --fail-on-spills, an error naming the kernel that spills.
-bool spillsAreFatal(const quack::KernelMetadata &md, StringRef what) {
+bool spillsAreFatal(const quack::KernelMetadata &md, StringRef what,
+                    raw_ostream &err = errs()) {
   const auto &r = md.resources;
   if (!failOnSpills || r.spillStoreBytes + r.spillLoadBytes == 0)
     return false;
-  fail(what + ": " + md.kernel + " spills " + Twine(r.spillStoreBytes) +
-       " bytes of stores and " + Twine(r.spillLoadBytes) +
-       " bytes of loads (--fail-on-spills)");
+  WithColor::error(err, "quackc")
+      << what << ": " << md.kernel << " spills " << r.spillStoreBytes
+      << " bytes of stores and " << r.spillLoadBytes
+      << " bytes of loads (--fail-on-spills)\n";
   return true;
 }
 
@@ -236,8 +252,8 @@ int compileOne(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
 bool writeClusterFallbacks(llvm::SourceMgr &sourceMgr,
                            mlir::MLIRContext &context,
                            const quack::CompileOptions &options,
-                           const std::string &name,
-                           quack::KernelMetadata &md) {
+                           const std::string &name, quack::KernelMetadata &md,
+                           raw_ostream &out, raw_ostream &err) {
   int budget = clusterFallbacks;
   for (int64_t cluster = md.clusterSize / 2; cluster >= 1 && budget != 0;
        cluster /= 2, --budget) {
@@ -261,17 +277,187 @@ bool writeClusterFallbacks(llvm::SourceMgr &sourceMgr,
     std::string fbName = name + "__c" + std::to_string(fb.clusterSize);
     SmallString<256> cubinPath(bundleDir);
     sys::path::append(cubinPath, fbName + ".cubin");
-    if (!writeFile(cubinPath, artifacts->cubin, true) ||
+    if (!writeFile(cubinPath, artifacts->cubin, true, err) ||
         !writeFile(metadataPathFor(cubinPath), fb.toJSON(fbName + ".cubin"),
-                   false))
+                   false, err))
       return false;
     md.clusterFallbacks.push_back(fbName + ".json");
-    outs() << cubinPath << "  (fallback: " << fb.resources.registers
-           << " regs, "
-           << fb.resources.spillStoreBytes + fb.resources.spillLoadBytes
-           << " B spills, block " << fb.blockThreads << ")\n";
+    out << cubinPath << "  (fallback: " << fb.resources.registers
+        << " regs, "
+        << fb.resources.spillStoreBytes + fb.resources.spillLoadBytes
+        << " B spills, block " << fb.blockThreads << ")\n";
   }
   return true;
+}
+
+/// One combination of a kernel's parameter values in a bundle.
+struct BundleJob {
+  quack::CompileOptions options;
+  /// The variant's name without its alignment class.
+  std::string tag;
+};
+
+/// What one job wrote, kept until the jobs before it have been printed.
+struct BundleOutput {
+  bool ok = true;
+  std::string out, err;
+  json::Array index;
+  int produced = 0;
+};
+
+/// A compiler for bundle jobs on one thread: its own context and copy of
+/// the description, with the driver's diagnostic handlers writing into
+/// `diagnostics` instead of stderr.
+class BundleWorker {
+public:
+  BundleWorker(const MemoryBuffer &source, bool threaded)
+      : context(quack::createContext()), os(diagnostics) {
+    if (threaded)
+      context->disableMultithreading();
+    sourceMgr.AddNewSourceBuffer(
+        MemoryBuffer::getMemBufferCopy(source.getBuffer(),
+                                       source.getBufferIdentifier()),
+        SMLoc());
+    handler.emplace(sourceMgr, context.get(), os);
+    // As in main: diagnostics without a position are the driver's own.
+    context->getDiagEngine().registerHandler(
+        [this](mlir::Diagnostic &diag) -> mlir::LogicalResult {
+          if (!isa<mlir::UnknownLoc>(diag.getLocation()))
+            return mlir::failure();
+          auto &stream = diag.getSeverity() == mlir::DiagnosticSeverity::Error
+                             ? WithColor::error(os, "quackc")
+                             : WithColor::note(os, "quackc");
+          stream << diag.str() << "\n";
+          return mlir::success();
+        });
+  }
+
+  /// Compiles every alignment class of `job` (and its cluster fallbacks)
+  /// into the bundle directory.
+  BundleOutput run(const BundleJob &job);
+
+private:
+  std::unique_ptr<mlir::MLIRContext> context;
+  llvm::SourceMgr sourceMgr;
+  std::string diagnostics;
+  raw_string_ostream os;
+  std::optional<mlir::SourceMgrDiagnosticHandler> handler;
+};
+
+BundleOutput BundleWorker::run(const BundleJob &job) {
+  BundleOutput result;
+  raw_string_ostream out(result.out);
+  quack::CompileOptions options = job.options;
+  std::set<int64_t> alignments;
+  static constexpr int64_t kAllClasses[] = {16, 8, 4, 2, 1};
+  ArrayRef<int64_t> aligns = bundleAlignments.empty()
+                                 ? ArrayRef<int64_t>(kAllClasses)
+                                 : ArrayRef<int64_t>(bundleAlignments);
+  auto finish = [&](bool ok) {
+    result.ok = ok;
+    result.err = diagnostics;
+    diagnostics.clear();
+    return std::move(result);
+  };
+  for (int64_t align : aligns) {
+    options.alignment = align;
+    // A narrower alignment class may not fit the CTA-level path (more
+    // vectors per thread than it holds): skip it with a note, since the
+    // wider classes serve every well-aligned tensor.
+    std::string firstError;
+    mlir::FailureOr<quack::Artifacts> artifacts = mlir::failure();
+    {
+      std::optional<mlir::ScopedDiagnosticHandler> capture;
+      if (align != aligns.front())
+        capture.emplace(context.get(), [&](mlir::Diagnostic &diag) {
+          if (firstError.empty())
+            firstError = diag.str();
+          return mlir::success();
+        });
+      artifacts = quack::compile(sourceMgr, 1, *context, options);
+    }
+    if (failed(artifacts)) {
+      if (align == aligns.front())
+        return finish(false);
+      WithColor::note(os, "quackc") << "no " << align << "-byte variant of "
+                                    << job.tag << ": " << firstError << "\n";
+      continue;
+    }
+    quack::KernelMetadata &md = artifacts->kernels.front();
+    if (spillsAreFatal(md, job.tag, os))
+      return finish(false);
+    if (!alignments.insert(md.requiredAlignment).second)
+      continue;
+    std::string name = job.tag + "__a" + std::to_string(md.requiredAlignment);
+    if (!writeClusterFallbacks(sourceMgr, *context, options, name, md, out,
+                               os))
+      return finish(false);
+    SmallString<256> cubinPath(bundleDir);
+    sys::path::append(cubinPath, name + ".cubin");
+    if (!writeFile(cubinPath, artifacts->cubin, true, os) ||
+        !writeFile(metadataPathFor(cubinPath), md.toJSON(name + ".cubin"),
+                   false, os))
+      return finish(false);
+    result.index.push_back(
+        json::Object{{"kernel", options.kernel},
+                     {"bindings", quack::bindingsToJSON(options.bindings)},
+                     {"alignment", md.requiredAlignment},
+                     {"metadata", name + ".json"}});
+    out << cubinPath << "  (" << md.resources.registers << " regs, "
+        << md.resources.spillStoreBytes + md.resources.spillLoadBytes
+        << " B spills, block " << md.blockThreads << ", vector " << md.vector
+        << ")\n";
+    ++result.produced;
+  }
+  return finish(true);
+}
+
+/// Runs `jobs` on `threads` workers and prints what each wrote in job
+/// order, as soon as the jobs before it are done. Stops at the first job
+/// that fails (the jobs after it are not printed). Returns false then.
+bool runBundleJobs(const std::vector<BundleJob> &jobs,
+                   const MemoryBuffer &source, unsigned threads,
+                   json::Array &index, int &produced) {
+  std::vector<std::optional<BundleOutput>> outputs(jobs.size());
+  std::mutex mutex;
+  std::condition_variable done;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> stop{false};
+  auto work = [&] {
+    BundleWorker worker(source, threads > 1);
+    for (size_t i = next++; i < jobs.size() && !stop; i = next++) {
+      BundleOutput output = worker.run(jobs[i]);
+      if (!output.ok)
+        stop = true;
+      std::lock_guard<std::mutex> lock(mutex);
+      outputs[i] = std::move(output);
+      done.notify_all();
+    }
+  };
+  // The workers compile; this thread prints.
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back(work);
+  // Every job before a failed one was started, so each of them finishes.
+  bool ok = true;
+  for (size_t i = 0; i < jobs.size() && ok; ++i) {
+    BundleOutput output;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      done.wait(lock, [&] { return outputs[i].has_value(); });
+      output = std::move(*outputs[i]);
+    }
+    outs() << output.out;
+    outs().flush();
+    errs() << output.err;
+    ok = output.ok;
+    for (json::Value &entry : output.index)
+      index.push_back(std::move(entry));
+    produced += output.produced;
+  }
+  for (std::thread &thread : pool)
+    thread.join();
+  return ok;
 }
 
 int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
@@ -281,6 +467,10 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
     return fail("--bundle compiles .qk descriptions");
   if (base.emit != quack::Stage::Cubin)
     return fail("--bundle writes cubins; it cannot be combined with --emit");
+  if (bundleJobs < 0)
+    return fail("--jobs takes a positive count, or 0 for one per hardware "
+                "thread; got " +
+                Twine(bundleJobs));
   std::optional<quack::qk::File> file =
       quack::parseKernelFile(sourceMgr, 1, &context);
   if (!file)
@@ -288,8 +478,7 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
   if (std::error_code ec = sys::fs::create_directories(bundleDir))
     return fail("cannot create '" + bundleDir + "': " + ec.message());
 
-  json::Array index;
-  int produced = 0;
+  std::vector<BundleJob> jobs;
   for (const quack::qk::Kernel &kernel : file->kernels) {
     if (!kernelName.empty() && kernel.name != kernelName)
       continue;
@@ -304,70 +493,15 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
     }
     std::vector<size_t> pos(axes.size(), 0);
     while (true) {
-      quack::CompileOptions options = base;
-      options.kernel = kernel.name;
-      options.bindings.clear();
-      std::string tag = kernel.name;
+      BundleJob job{base, kernel.name};
+      job.options.kernel = kernel.name;
+      job.options.bindings.clear();
       for (size_t i = 0; i < axes.size(); ++i)
-        options.bindings[axes[i].first] = axes[i].second[pos[i]];
-      resolveReferences(options.bindings);
+        job.options.bindings[axes[i].first] = axes[i].second[pos[i]];
+      resolveReferences(job.options.bindings);
       for (const auto &g : kernel.generics)
-        tag += "__" + g.name + "-" + options.bindings[g.name];
-      std::set<int64_t> alignments;
-      std::vector<int64_t> aligns(bundleAlignments.begin(),
-                                  bundleAlignments.end());
-      if (aligns.empty())
-        aligns = {16, 8, 4, 2, 1};
-      for (int64_t align : aligns) {
-        options.alignment = align;
-        // A narrower alignment class may not fit the CTA-level path (more
-        // vectors per thread than it holds): skip it with a note, since the
-        // wider classes serve every well-aligned tensor.
-        std::string firstError;
-        mlir::FailureOr<quack::Artifacts> artifacts = mlir::failure();
-        {
-          std::optional<mlir::ScopedDiagnosticHandler> capture;
-          if (align != aligns.front())
-            capture.emplace(&context, [&](mlir::Diagnostic &diag) {
-              if (firstError.empty())
-                firstError = diag.str();
-              return mlir::success();
-            });
-          artifacts = quack::compile(sourceMgr, 1, context, options);
-        }
-        if (failed(artifacts)) {
-          if (align == aligns.front())
-            return 1;
-          WithColor::note(errs(), "quackc")
-              << "no " << align << "-byte variant of " << tag << ": "
-              << firstError << "\n";
-          continue;
-        }
-        quack::KernelMetadata &md = artifacts->kernels.front();
-        if (spillsAreFatal(md, tag))
-          return 1;
-        if (!alignments.insert(md.requiredAlignment).second)
-          continue;
-        std::string name = tag + "__a" + std::to_string(md.requiredAlignment);
-        if (!writeClusterFallbacks(sourceMgr, context, options, name, md))
-          return 1;
-        SmallString<256> cubinPath(bundleDir);
-        sys::path::append(cubinPath, name + ".cubin");
-        if (!writeFile(cubinPath, artifacts->cubin, true) ||
-            !writeFile(metadataPathFor(cubinPath), md.toJSON(name + ".cubin"),
-                       false))
-          return 1;
-        index.push_back(
-            json::Object{{"kernel", kernel.name},
-                         {"bindings", quack::bindingsToJSON(options.bindings)},
-                         {"alignment", md.requiredAlignment},
-                         {"metadata", name + ".json"}});
-        outs() << cubinPath << "  (" << md.resources.registers << " regs, "
-               << md.resources.spillStoreBytes + md.resources.spillLoadBytes
-               << " B spills, block " << md.blockThreads << ", vector "
-               << md.vector << ")\n";
-        ++produced;
-      }
+        job.tag += "__" + g.name + "-" + job.options.bindings[g.name];
+      jobs.push_back(std::move(job));
       // Next combination.
       size_t i = 0;
       for (; i < axes.size(); ++i) {
@@ -379,6 +513,16 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
         break;
     }
   }
+
+  unsigned threads = bundleJobs > 0
+                         ? static_cast<unsigned>(bundleJobs)
+                         : hardware_concurrency().compute_thread_count();
+  threads = std::max(1u, std::min<unsigned>(threads, jobs.size()));
+  json::Array index;
+  int produced = 0;
+  if (!runBundleJobs(jobs, *sourceMgr.getMemoryBuffer(1), threads, index,
+                     produced))
+    return 1;
   SmallString<256> indexPath(bundleDir);
   sys::path::append(indexPath, "index.json");
   std::string text;
