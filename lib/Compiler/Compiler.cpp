@@ -84,7 +84,8 @@ static int64_t ctasPerSmByRegisters(int64_t registers, int64_t threads) {
                   kMaxThreadsPerSm / threads);
 }
 
-/// A kernel's identity: description, bindings, config, arch and compiler.
+/// A kernel's identity: description, bindings, config (with the choices
+/// made outside the quack.config attribute), arch and compiler.
 static std::string contentHash(llvm::StringRef source,
                                const CompileOptions &options,
                                DictionaryAttr config) {
@@ -95,6 +96,11 @@ static std::string contentHash(llvm::StringRef source,
   std::string configText;
   llvm::raw_string_ostream cos(configText);
   cos << config;
+  // Only where they differ from the default, so that other hashes stay.
+  if (options.earlySums > 0)
+    cos << ";early_sums=1";
+  if (options.expFtz == 0)
+    cos << ";exp_ftz=0";
   sha.update(configText);
   sha.update(options.arch);
   sha.update(kCompilerVersion);
