@@ -239,6 +239,36 @@ llvm::Expected<Cubin> assemblePTX(llvm::StringRef ptx, llvm::StringRef arch,
   return first;
 }
 
+llvm::Expected<std::string> ptxasVersion(llvm::StringRef ptxasPath) {
+  TempFile log("log");
+  if (log.path.empty())
+    return llvm::createStringError("cannot create a temporary file for ptxas");
+  llvm::SmallVector<llvm::StringRef> argv = {ptxasPath, "--version"};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path,
+                                                log.path};
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(ptxasPath, argv, std::nullopt, redirects,
+                                     /*SecondsToWait=*/30, 0, &error);
+  auto text = llvm::MemoryBuffer::getFile(log.path);
+  if (rc != 0 || !text)
+    return llvm::createStringError(
+        "'" + ptxasPath.str() + " --version' failed" +
+        (error.empty() ? "" : " (" + error + ")"));
+  std::string version;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*text)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    line = line.trim();
+    if (line.starts_with("Cuda compilation tools") ||
+        line.starts_with("Build "))
+      version += (version.empty() ? "" : "; ") + line.str();
+  }
+  if (version.empty())
+    return llvm::createStringError("'" + ptxasPath.str() +
+                                   " --version' printed no release line");
+  return version;
+}
+
 std::string withMinCtasPerSm(llvm::StringRef ptx, int64_t ctas) {
   if (ptx.contains(".minnctapersm") || ptx.contains(".maxnreg"))
     return ptx.str();

@@ -13,6 +13,7 @@
 
 #include "PrintLayout.h"
 #include "quack/Compiler/Compiler.h"
+#include "quack/Dialect/Quack/Transforms/TunedConfigs.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
@@ -22,6 +23,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -542,9 +544,28 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
 
 } // namespace
 
+/// `quackc --version`, after LLVM's lines: what decides the cubins quackc
+/// writes besides its input (a JIT cache keys on it).
+void printQuackVersion(raw_ostream &os) {
+  os << "quack " << quack::kCompilerVersion << "\n";
+  StringRef table = mlir::quack::builtinTunedConfigText("sm_90");
+  os << "  tuning table " << mlir::quack::tunedConfigTableName("sm_90")
+     << ": sha256 " << toHex(SHA256::hash(arrayRefFromStringRef(table)), true)
+     << "\n";
+  Expected<std::string> ptxas = quack::findPtxas(ptxasPath);
+  if (!ptxas) {
+    os << "  ptxas: not found (" << toString(ptxas.takeError()) << ")\n";
+    return;
+  }
+  Expected<std::string> version = quack::ptxasVersion(*ptxas);
+  os << "  ptxas: " << *ptxas << " ("
+     << (version ? *version : toString(version.takeError())) << ")\n";
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  cl::AddExtraVersionPrinter(printQuackVersion);
   std::string parseErrors;
   raw_string_ostream errStream(parseErrors);
   if (!cl::ParseCommandLineOptions(

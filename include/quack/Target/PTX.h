@@ -55,6 +55,11 @@ llvm::Expected<std::string> emitPTX(llvm::Module &module,
 /// else the CUDA Toolkit's default location.
 llvm::Expected<std::string> findPtxas(llvm::StringRef explicitPath);
 
+/// What `ptxas --version` says of itself: its release and build lines
+/// joined by "; " (e.g. "Cuda compilation tools, release 13.0, V13.0.88;
+/// Build cuda_13.0.r13.0/compiler.36424714_0").
+llvm::Expected<std::string> ptxasVersion(llvm::StringRef ptxasPath);
+
 /// Assembles `ptx` into a cubin for `arch` with ptxas, keeping its resource
 /// report.
 llvm::Expected<Cubin> assemblePTX(llvm::StringRef ptx, llvm::StringRef arch,
