@@ -13,6 +13,12 @@ bundle directories, e.g. one per .qk file), or several of either joined with
 os.pathsep. They are launched through libquack_runtime.so (found through
 $QUACK_MLIR_RUNTIME_LIB, beside this package, or in
 $QUACK_MLIR_BUILD_DIR/lib).
+
+Where no bundle has the variant an op needs (or no bundle is set) and
+quackc is found ($QUACK_MLIR_QUACKC or PATH), the variant is compiled on
+demand into an on-disk cache ($QUACK_MLIR_CACHE, default
+~/.cache/quack_mlir) keyed on the description, bindings, alignment class,
+arch and compiler; see quack_mlir.jit. QUACK_MLIR_JIT=0 turns that off.
 """
 
 from ._kernels import get_bundle, set_bundle

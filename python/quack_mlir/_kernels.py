@@ -5,16 +5,22 @@ more entries separated by os.pathsep, each a bundle directory (it holds
 index.json) or a bundle root (a directory whose subdirectories are bundle
 directories, such as one `quackc KERNEL.qk --bundle=ROOT/KERNEL` per .qk
 file). See bundle.find_bundle_dirs.
+
+Where the bundles have no variant for what an op needs (or no bundle is
+set) and quackc is at hand, the variant is compiled on demand into an
+on-disk cache (jit.py).
 """
 
 import os
 import threading
 
-from .bundle import BundleError, BundleSet
+from . import jit as _jit
+from .bundle import BundleError, BundleSet, KernelNotFoundError
 
 _lock = threading.Lock()
 _bundle_spec = None
 _bundle = None
+_source = None
 # Metadata path -> loaded Kernel.
 _loaded = {}
 # (kernel, bindings as a tuple, alignment of the actual tensors) -> Kernel.
@@ -30,7 +36,7 @@ def set_bundle(path):
 
     `None` goes back to $QUACK_MLIR_BUNDLE. Loaded kernels are forgotten.
     """
-    global _bundle_spec, _bundle
+    global _bundle_spec, _bundle, _source
     with _lock:
         if path is None:
             _bundle_spec = None
@@ -39,6 +45,7 @@ def set_bundle(path):
         else:
             _bundle_spec = [os.fspath(p) for p in path]
         _bundle = None
+        _source = None
         _cache.clear()
         _loaded.clear()
         for cache in fast_caches:
@@ -59,9 +66,55 @@ def get_bundle():
                     "no kernel bundle: set QUACK_MLIR_BUNDLE to a directory "
                     "written by `quackc --bundle` (or a directory of such "
                     "directories, or several joined with "
-                    f"{os.pathsep!r}), or call quack_mlir.set_bundle(path)")
+                    f"{os.pathsep!r}), or call quack_mlir.set_bundle(path); "
+                    "or put quackc on PATH (or set QUACK_MLIR_QUACKC) to "
+                    "compile kernels on demand")
             _bundle = BundleSet(spec)
         return _bundle
+
+
+class KernelSource:
+    """Where variants are found: the bundles, then the JIT (either may be
+    None). Offers Bundle's `candidates` and `find`."""
+
+    def __init__(self, bundle, jit):
+        self.bundle = bundle
+        self.jit = jit
+
+    def _either(self, method, *args):
+        if self.bundle is not None:
+            try:
+                return getattr(self.bundle, method)(*args)
+            except KernelNotFoundError:
+                if self.jit is None:
+                    raise
+        return getattr(self.jit, method)(*args)
+
+    def candidates(self, kernel, bindings):
+        """The variants for `kernel` with these bindings, widest first."""
+        return self._either("candidates", kernel, bindings)
+
+    def find(self, kernel, bindings, alignment):
+        """The variant serving tensors of this alignment."""
+        return self._either("find", kernel, bindings, alignment)
+
+
+def get_source():
+    """The KernelSource in use: the bundle path, if one is set, and the JIT,
+    where quackc is found (jit.from_environment)."""
+    global _source
+    s = _source
+    if s is not None:
+        return s
+    jit = _jit.from_environment()
+    bundle = None
+    spec = _bundle_spec or os.environ.get("QUACK_MLIR_BUNDLE")
+    if spec or jit is None:
+        bundle = get_bundle()  # raises BundleError without either
+    with _lock:
+        if _source is None:
+            _source = KernelSource(bundle, jit)
+        return _source
 
 
 def load_variant(variant):
@@ -83,6 +136,6 @@ def get_kernel(kernel, bindings, alignment):
     k = _cache.get(key)
     if k is not None:
         return k
-    k = load_variant(get_bundle().find(kernel, bindings, alignment))
+    k = load_variant(get_source().find(kernel, bindings, alignment))
     with _lock:
         return _cache.setdefault(key, k)

@@ -89,9 +89,9 @@ class _Family:
     def __init__(self, launcher, bindings):
         self.launcher = launcher
         self.bindings = bindings
-        bundle = _kernels.get_bundle()
         # Largest alignment first.
-        self.candidates = bundle.candidates(launcher.kernel, bindings)
+        self.candidates = list(_kernels.get_source().candidates(
+            launcher.kernel, bindings))
         first = _kernels.load_variant(self.candidates[0])
         self.layout = _alignment_terms(first)
         self.bits = _bits_function(self.layout)
@@ -105,10 +105,12 @@ class _Family:
             if align % v.alignment == 0:
                 break
         else:
-            # Raises KernelNotFoundError naming what the variants need.
-            _kernels.get_bundle().find(self.launcher.kernel, self.bindings,
-                                       align)
-            raise AssertionError("unreachable")
+            # A narrower variant from the JIT, or KernelNotFoundError naming
+            # what the variants need.
+            v = _kernels.get_source().find(self.launcher.kernel,
+                                           self.bindings, align)
+            self.candidates.append(v)
+            self.candidates.sort(key=lambda c: -c.alignment)
         kernel = _kernels.load_variant(v)
         if _alignment_terms(kernel) != self.layout:
             raise KernelError(
