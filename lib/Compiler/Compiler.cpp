@@ -23,9 +23,11 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <condition_variable>
 #include <cstring>
 #include <future>
 #include <map>
+#include <mutex>
 #include <set>
 
 using namespace mlir;
@@ -310,6 +312,43 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
   return text;
 }
 
+/// A place among the ptxas processes that the CTAs-per-SM searches of all
+/// threads run at once, which are as many as the hardware threads: a
+/// bundle compiling on every hardware thread would otherwise run that many
+/// squared.
+class SearchSlot {
+public:
+  SearchSlot() {
+    std::unique_lock<std::mutex> lock(mutex());
+    freed().wait(lock, [] { return available() > 0; });
+    --available();
+  }
+  ~SearchSlot() {
+    {
+      std::lock_guard<std::mutex> lock(mutex());
+      ++available();
+    }
+    freed().notify_one();
+  }
+  SearchSlot(const SearchSlot &) = delete;
+  SearchSlot &operator=(const SearchSlot &) = delete;
+
+private:
+  static std::mutex &mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::condition_variable &freed() {
+    static std::condition_variable cv;
+    return cv;
+  }
+  static size_t &available() {
+    static size_t count = std::max<size_t>(
+        1, llvm::hardware_concurrency().compute_thread_count());
+    return count;
+  }
+};
+
 /// Spill bytes (stores and loads) of every kernel of `a`, from ptxas.
 static int64_t spills(const Artifacts &a) {
   int64_t bytes = 0;
@@ -592,13 +631,20 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     // the CTA counts that share a cap (and a cubin), only the largest.
     // Non-persistent kernels do not prefetch: the PTX is all that changes.
     // ptxas runs on as many trials at once as there are hardware threads.
+    // (Only PTX with .maxntid and no register directive yet can be bounded
+    // so; convert-quack-to-gpu writes every kernel that way.)
+    StringRef ptx = artifacts.ptx;
+    bool boundable = ptx.contains(".maxntid") &&
+                     !ptx.contains(".minnctapersm") &&
+                     !ptx.contains(".maxnreg");
     SmallVector<int64_t> candidates;
-    for (int64_t ctas = most; ctas > now && !prefetches; --ctas)
+    for (int64_t ctas = most; ctas > now && !prefetches && boundable; --ctas)
       if (candidates.empty() || registerCap(ctas, threads) !=
                                     registerCap(candidates.back(), threads))
         candidates.push_back(ctas);
     KernelMetadata &kernel = artifacts.kernels.front();
     auto trial = [&](int64_t ctas) -> std::optional<Cubin> {
+      SearchSlot slot;
       llvm::Expected<Cubin> cubin = assemblePTX(
           withMinCtasPerSm(artifacts.ptx, ctas), options.arch, *ptxas);
       if (!cubin) {

@@ -25,7 +25,10 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <chrono>
+#include <csignal>
 #include <mutex>
+#include <thread>
 
 using namespace mlir;
 
@@ -209,6 +212,38 @@ static llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx,
                                       llvm::StringRef arch,
                                       llvm::StringRef ptxasPath);
 
+/// Runs `program` and waits at most `seconds` for it. Unlike
+/// ExecuteAndWait's timeout, which arms the process-wide alarm(2), this is
+/// safe from several threads at once (config selection runs ptxas so).
+/// Returns the exit code, -1 where the program could not start, -2 where
+/// it crashed or was killed after `seconds`; `error` then says why.
+static int runProgram(llvm::StringRef program,
+                      llvm::ArrayRef<llvm::StringRef> argv,
+                      llvm::ArrayRef<std::optional<llvm::StringRef>> redirects,
+                      unsigned seconds, std::string &error) {
+  bool failed = false;
+  llvm::sys::ProcessInfo child = llvm::sys::ExecuteNoWait(
+      program, argv, std::nullopt, redirects, 0, &error, &failed);
+  if (failed || child.Pid == 0)
+    return -1;
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (true) {
+    // A non-blocking wait: Pid is 0 while the child runs.
+    llvm::sys::ProcessInfo done =
+        llvm::sys::Wait(child, /*SecondsToWait=*/0, &error);
+    if (done.Pid != 0)
+      return done.ReturnCode;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child.Pid, SIGKILL);
+      llvm::sys::Wait(child, std::nullopt);
+      error = "killed after " + std::to_string(seconds) + " seconds";
+      return -2;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 static int64_t spillBytes(const Cubin &cubin) {
   int64_t bytes = 0;
   for (const auto &report : cubin.reports)
@@ -247,8 +282,7 @@ llvm::Expected<std::string> ptxasVersion(llvm::StringRef ptxasPath) {
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path,
                                                 log.path};
   std::string error;
-  int rc = llvm::sys::ExecuteAndWait(ptxasPath, argv, std::nullopt, redirects,
-                                     /*SecondsToWait=*/30, 0, &error);
+  int rc = runProgram(ptxasPath, argv, redirects, /*seconds=*/30, error);
   auto text = llvm::MemoryBuffer::getFile(log.path);
   if (rc != 0 || !text)
     return llvm::createStringError(
@@ -307,8 +341,7 @@ static llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx,
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path,
                                                 log.path};
   std::string error;
-  int rc = llvm::sys::ExecuteAndWait(ptxasPath, argv, std::nullopt, redirects,
-                                     /*SecondsToWait=*/120, 0, &error);
+  int rc = runProgram(ptxasPath, argv, redirects, /*seconds=*/120, error);
   auto logBuffer = llvm::MemoryBuffer::getFile(log.path);
   std::string logText = logBuffer ? (*logBuffer)->getBuffer().str() : "";
   if (rc != 0)

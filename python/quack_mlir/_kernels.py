@@ -13,6 +13,7 @@ on-disk cache (jit.py).
 
 import os
 import threading
+import warnings
 
 from . import jit as _jit
 from .bundle import BundleError, BundleSet, KernelNotFoundError
@@ -67,8 +68,11 @@ def get_bundle():
                     "written by `quackc --bundle` (or a directory of such "
                     "directories, or several joined with "
                     f"{os.pathsep!r}), or call quack_mlir.set_bundle(path); "
-                    "or put quackc on PATH (or set QUACK_MLIR_QUACKC) to "
-                    "compile kernels on demand")
+                    "or let kernels be compiled on demand: quackc on PATH "
+                    "or in QUACK_MLIR_QUACKC, the .qk descriptions in "
+                    "QUACK_MLIR_KERNELS (where the source tree's kernels/ "
+                    "is not beside the package), and QUACK_MLIR_JIT not 0 "
+                    f"(it is {os.environ.get('QUACK_MLIR_JIT', 'unset')})")
             _bundle = BundleSet(spec)
         return _bundle
 
@@ -82,13 +86,18 @@ class KernelSource:
         self.jit = jit
 
     def _either(self, method, *args):
-        if self.bundle is not None:
+        if self.bundle is None:
+            return getattr(self.jit, method)(*args)
+        try:
+            return getattr(self.bundle, method)(*args)
+        except KernelNotFoundError as missing:
+            if self.jit is None:
+                raise
             try:
-                return getattr(self.bundle, method)(*args)
-            except KernelNotFoundError:
-                if self.jit is None:
-                    raise
-        return getattr(self.jit, method)(*args)
+                return getattr(self.jit, method)(*args)
+            except _jit.JitError as failed:
+                raise _jit.JitError(f"{missing}; compiling it failed: "
+                                    f"{failed}") from None
 
     def candidates(self, kernel, bindings):
         """The variants for `kernel` with these bindings, widest first."""
@@ -106,9 +115,18 @@ def get_source():
     s = _source
     if s is not None:
         return s
-    jit = _jit.from_environment()
-    bundle = None
     spec = _bundle_spec or os.environ.get("QUACK_MLIR_BUNDLE")
+    try:
+        jit = _jit.from_environment()
+    except _jit.JitError as e:
+        if not spec:
+            raise
+        # The bundles may serve everything: a broken JIT setting alone
+        # should not stop the ops.
+        warnings.warn(f"quack_mlir: not compiling kernels on demand: {e}",
+                      RuntimeWarning, stacklevel=2)
+        jit = None
+    bundle = None
     if spec or jit is None:
         bundle = get_bundle()  # raises BundleError without either
     with _lock:

@@ -109,8 +109,9 @@ class _Family:
             # what the variants need.
             v = _kernels.get_source().find(self.launcher.kernel,
                                            self.bindings, align)
-            self.candidates.append(v)
-            self.candidates.sort(key=lambda c: -c.alignment)
+            # A new list: other threads may be reading this one.
+            self.candidates = sorted([*self.candidates, v],
+                                     key=lambda c: -c.alignment)
         kernel = _kernels.load_variant(v)
         if _alignment_terms(kernel) != self.layout:
             raise KernelError(

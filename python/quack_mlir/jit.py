@@ -139,10 +139,12 @@ class JitCompiler:
                            f"{', '.join(sorted(self._descriptions)) or 'none'})")
         return path
 
-    def key(self, kernel, bindings, alignment_class):
-        """The cache entry's name for one variant."""
-        with open(self.description(kernel), "rb") as f:
-            source = f.read()
+    def key(self, kernel, bindings, alignment_class, source=None):
+        """The cache entry's name for one variant (`source`: the
+        description's bytes, read here if not given)."""
+        if source is None:
+            with open(self.description(kernel), "rb") as f:
+                source = f.read()
         h = hashlib.sha256()
         for part in (self.identity().encode(), source, kernel.encode(),
                      _format_bindings(bindings).encode(),
@@ -160,20 +162,39 @@ class JitCompiler:
         if alignment_class not in CLASSES:
             raise ValueError(f"alignment class {alignment_class} is not one "
                              f"of {CLASSES}")
+        return self._bundle(kernel, bindings, alignment_class, compile=True)
+
+    def _bundle(self, kernel, bindings, alignment_class, compile):
         memo = (kernel, tuple(sorted(bindings.items())), alignment_class)
         b = self._bundles.get(memo)
         if b is not None:
             return b
         with self._lock:
             b = self._bundles.get(memo)
-            if b is None:
-                key = self.key(kernel, bindings, alignment_class)
-                entry = os.path.join(self.cache_dir, key[:2], key)
+            if b is not None:
+                return b
+            path = self.description(kernel)
+            with open(path, "rb") as f:
+                source = f.read()
+            entry = self._entry(self.key(kernel, bindings, alignment_class,
+                                         source))
+            if not os.path.isfile(os.path.join(entry, "index.json")):
+                if not compile:
+                    return None
+                # Key the new entry on the compiler as it is now (it may
+                # have been rebuilt since this process first asked).
+                self._identity = None
+                entry = self._entry(self.key(kernel, bindings,
+                                             alignment_class, source))
                 if not os.path.isfile(os.path.join(entry, "index.json")):
-                    self._compile(kernel, bindings, alignment_class, entry)
-                b = Bundle(entry)
-                self._bundles[memo] = b
+                    self._compile(kernel, bindings, alignment_class, path,
+                                  source, entry)
+            b = Bundle(entry)
+            self._bundles[memo] = b
         return b
+
+    def _entry(self, key):
+        return os.path.join(self.cache_dir, key[:2], key)
 
     def candidates(self, kernel, bindings):
         """As Bundle.candidates: the widest variant quackc makes."""
@@ -183,15 +204,32 @@ class JitCompiler:
         """As Bundle.find: the variant of the widest class that divides
         `alignment`."""
         cls = next(c for c in CLASSES if alignment % c == 0)
+        # A wider class's variant already at hand may need no more (N = 7
+        # gets 2-byte accesses in every class).
+        for wider in CLASSES[:CLASSES.index(cls)]:
+            b = self._bundle(kernel, bindings, wider, compile=False)
+            if b is not None:
+                try:
+                    return b.find(kernel, bindings, alignment)
+                except KernelNotFoundError:
+                    pass
         return self.bundle(kernel, bindings, cls).find(kernel, bindings,
                                                        alignment)
 
-    def _compile(self, kernel, bindings, alignment_class, entry):
+    def _compile(self, kernel, bindings, alignment_class, path, source,
+                 entry):
         os.makedirs(os.path.dirname(entry), exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=os.path.dirname(entry))
         try:
-            cmd = [self.quackc, self.description(kernel), f"--kernel={kernel}",
-                   f"--bundle={tmp}", f"--arch={self.arch}",
+            # Compile the bytes the key covers, not the file as it may be
+            # by now (under its own name, which diagnostics show).
+            qk = os.path.join(tmp, "src", os.path.basename(path))
+            os.makedirs(os.path.dirname(qk))
+            with open(qk, "wb") as f:
+                f.write(source)
+            out = os.path.join(tmp, "bundle")
+            cmd = [self.quackc, qk, f"--kernel={kernel}",
+                   f"--bundle={out}", f"--arch={self.arch}",
                    f"--alignments={alignment_class}", "--jobs=1"]
             for name, value in sorted(bindings.items()):
                 cmd += ["-D", f"{name}={_binding_text(value)}"]
@@ -207,15 +245,41 @@ class JitCompiler:
                 raise JitError(
                     f"quackc cannot compile {kernel} "
                     f"({_format_bindings(bindings)}, alignment class "
-                    f"{alignment_class}):\n{r.stderr.strip()}")
-            try:
-                os.rename(tmp, entry)
-            except OSError:
-                # Another process got there first: its entry is as good.
-                if not os.path.isfile(os.path.join(entry, "index.json")):
-                    raise
+                    f"{alignment_class}):\n"
+                    f"{r.stderr.replace(qk, path).strip()}")
+            # mkdtemp's 0700, as the umask would have it for others sharing
+            # the cache.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(out, 0o777 & ~umask)
+            self._publish(out, entry)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    @staticmethod
+    def _publish(out, entry):
+        """Renames the finished bundle `out` to `entry`."""
+        for _ in range(2):
+            try:
+                os.rename(out, entry)
+                return
+            except OSError as e:
+                if os.path.isfile(os.path.join(entry, "index.json")):
+                    return  # another process got there first: as good
+                if not os.path.isdir(entry):
+                    raise JitError(f"cannot write the cache entry {entry}: "
+                                   f"{e}") from None
+                # A directory without index.json was left by something
+                # else than this module: move it aside and try again.
+                trash = tempfile.mkdtemp(prefix=".broken-",
+                                         dir=os.path.dirname(entry))
+                try:
+                    os.rename(entry, os.path.join(trash, "entry"))
+                except OSError:
+                    pass
+                shutil.rmtree(trash, ignore_errors=True)
+        raise JitError(f"cannot write the cache entry {entry}: a directory "
+                       "without index.json is in the way")
 
 
 def from_environment():

@@ -82,9 +82,40 @@ def test_compiles_into_the_cache_and_reuses_it(tmp_path):
     assert again.find("rmsnorm_fwd", RMS, 12).metadata_path == \
         narrow.metadata_path
     assert calls(log) == 2
-    # Nothing half-written is left beside the entries.
+    # Nothing half-written is left beside the entries, which others
+    # sharing the cache can read (the umask's mode, not mkdtemp's 0700).
     leftovers = [p for p in cache.rglob(".tmp-*")]
     assert leftovers == []
+    umask = os.umask(0)
+    os.umask(umask)
+    entry = os.path.dirname(v.metadata_path)
+    assert stat.S_IMODE(os.stat(entry).st_mode) == 0o777 & ~umask
+
+
+@needs_quackc
+def test_a_wider_class_that_needs_no_more_is_reused(tmp_path):
+    wrapper, log = counting(tmp_path, QUACKC)
+    c = jit.JitCompiler(wrapper, KERNELS, tmp_path / "cache")
+    seven = dict(RMS, N=7)
+    [v] = c.candidates("rmsnorm_fwd", seven)
+    assert v.alignment == 2  # 2-byte accesses in every class
+    assert c.find("rmsnorm_fwd", seven, 2) is v
+    again = jit.JitCompiler(wrapper, KERNELS, tmp_path / "cache")
+    assert again.find("rmsnorm_fwd", seven, 2).metadata_path == \
+        v.metadata_path
+    assert calls(log) == 1
+
+
+@needs_quackc
+def test_an_entry_in_the_way_is_replaced(tmp_path):
+    c = jit.JitCompiler(QUACKC, KERNELS, tmp_path / "cache")
+    key = c.key("rmsnorm_fwd", RMS, 16)
+    broken = tmp_path / "cache" / key[:2] / key
+    broken.mkdir(parents=True)
+    (broken / "junk").write_text("left by a crash")
+    [v] = c.candidates("rmsnorm_fwd", RMS)
+    assert os.path.dirname(v.metadata_path) == str(broken)
+    assert not (broken / "junk").exists()
 
 
 @needs_quackc
@@ -124,14 +155,19 @@ def test_errors_name_the_problem(tmp_path):
     with pytest.raises(jit.JitError, match="no description of kernel "
                        "'frobnicate'.*rmsnorm_fwd"):
         c.candidates("frobnicate", {"T": "bf16"})
-    # quackc's own message comes through; the failure is not cached.
+    # quackc's own message comes through, naming the description itself;
+    # the failure is not cached.
+    wrapper, log = counting(tmp_path, QUACKC)
+    c = jit.JitCompiler(wrapper, KERNELS, tmp_path / "cache")
     with pytest.raises(jit.JitError, match="(?s)quackc cannot compile "
-                       "rmsnorm_fwd.*not a positive integer"):
+                       "rmsnorm_fwd.*kernels/rmsnorm.qk:[0-9]+:[0-9]+: "
+                       "error: .*not a positive integer"):
         c.candidates("rmsnorm_fwd", dict(RMS, N=0))
     assert not any(p.name.startswith(".tmp-")
                    for p in (tmp_path / "cache").rglob("*"))
-    with pytest.raises(qb.KernelNotFoundError):
+    with pytest.raises(jit.JitError):
         c.candidates("rmsnorm_fwd", dict(RMS, N=0))
+    assert calls(log) == 2
     with pytest.raises(ValueError, match="alignment class 3"):
         c.bundle("rmsnorm_fwd", RMS, 3)
     broken = jit.JitCompiler(str(tmp_path / "nope"), KERNELS, tmp_path)
@@ -196,6 +232,20 @@ def test_behind_the_bundles(tmp_path, monkeypatch):
         other = source.candidates("rmsnorm_fwd", dict(RMS, N=128))
         assert other[0].metadata_path.startswith(str(tmp_path / "cache"))
         assert calls(log) == 2
+        # Where the JIT fails too, both say why.
+        with pytest.raises(jit.JitError, match="(?s)no kernel for "
+                           "rmsnorm_fwd.*compiling it failed: quackc cannot "
+                           "compile"):
+            source.candidates("rmsnorm_fwd", dict(RMS, N=0))
+        # A JIT setting that is broken does not stop a bundle.
+        monkeypatch.setenv("QUACK_MLIR_QUACKC", str(tmp_path / "missing"))
+        quack_mlir.set_bundle(None)
+        with pytest.warns(RuntimeWarning, match="not compiling kernels on "
+                          "demand: QUACK_MLIR_QUACKC"):
+            source = _kernels.get_source()
+        assert source.jit is None
+        assert source.candidates("rmsnorm_fwd", RMS)[0] is not None
+        monkeypatch.setenv("QUACK_MLIR_QUACKC", wrapper)
         # Without the JIT, the bundle's error stands.
         monkeypatch.setenv("QUACK_MLIR_JIT", "0")
         quack_mlir.set_bundle(None)

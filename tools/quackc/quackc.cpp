@@ -427,7 +427,13 @@ bool runBundleJobs(const std::vector<BundleJob> &jobs,
   std::atomic<bool> stop{false};
   auto work = [&] {
     BundleWorker worker(source, threads > 1);
-    for (size_t i = next++; i < jobs.size() && !stop; i = next++) {
+    // `stop` is read before a job is taken, never after: every job taken
+    // is run, so that the printer, waiting for each job up to a failed one
+    // in order, never waits for one that was skipped.
+    while (!stop) {
+      size_t i = next++;
+      if (i >= jobs.size())
+        break;
       BundleOutput output = worker.run(jobs[i]);
       if (!output.ok)
         stop = true;
