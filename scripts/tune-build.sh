@@ -27,7 +27,9 @@
 # or tensor config as a prefetching loop over that many shared-memory
 # buffers (roots named ...-bulk-s3 for three). QUACK_TUNE_SUMS=shared also
 # builds each config of a kernel with sums over rows with its partial sums
-# in shared memory (roots named ...-sums-shared).
+# in shared memory (roots named ...-sums-shared). QUACK_TUNE_KNOBS (e.g.
+# `fma=1`) is added to every config, the model's own choice included, to
+# tune the table for a knob the table does not record.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -48,6 +50,14 @@ ARGS=("$@")
 IFS=, read -r -a COPIES <<<"${QUACK_TUNE_COPIES:-global}"
 IFS=, read -r -a STAGES <<<"${QUACK_TUNE_STAGES:-}"
 IFS=, read -r -a SUMS <<<"${QUACK_TUNE_SUMS:-}"
+KNOBS=${QUACK_TUNE_KNOBS:+,$QUACK_TUNE_KNOBS}
+# A bad knob would make every compile fail, quietly: refuse it here.
+if [ -n "$KNOBS" ] && ! "$QUACKC" "$ROOT/kernels/softmax.qk" \
+    --kernel=softmax_fwd -D T=f32 -D N=64 --emit=quack -o /dev/null \
+    --config="${KNOBS#,}"; then
+  echo "QUACK_TUNE_KNOBS: quackc refuses '${KNOBS#,}'" >&2
+  exit 1
+fi
 for sm in "${SUMS[@]}"; do
   if [ "$sm" != shared ] && [ "$sm" != registers ]; then
     echo "QUACK_TUNE_SUMS: sums must be shared or registers, got '$sm'" >&2
@@ -123,16 +133,16 @@ for k in "${KERNELS[@]}"; do
             suffix="" kn="$knobs,copy=$copy"
             [ "$copy" != global ] && suffix="-$copy"
             [ -n "$sm" ] && suffix="$suffix-sums-$sm" kn="$kn,sums=$sm"
-            compile "$OUT/$name$suffix" --config="$kn" --fail-on-spills
+            compile "$OUT/$name$suffix" --config="$kn$KNOBS" --fail-on-spills
             [ "$copy" != global ] || continue
             for s in "${STAGES[@]}"; do
               compile "$OUT/$name$suffix-s$s" \
-                --config="$kn,prefetch=1,stages=$s" --fail-on-spills
+                --config="$kn,prefetch=1,stages=$s$KNOBS" --fail-on-spills
             done
           done
         done
       }
-      compile "$OUT/$k-$t-N$n-default" --config=tuned=0
+      compile "$OUT/$k-$t-N$n-default" --config="tuned=0$KNOBS"
       if [ "$n" -ge 8192 ]; then
         # The cluster path: clusters of 2-16 CTAs of 128-512 threads, each
         # thread with 1-16 vectors (from N = 8192, where kernels with sums

@@ -103,6 +103,8 @@ static std::string contentHash(llvm::StringRef source,
     cos << ";early_sums=1";
   if (options.expFtz == 0)
     cos << ";exp_ftz=0";
+  if (options.fma > 0)
+    cos << ";fma=1";
   sha.update(configText);
   sha.update(options.arch);
   sha.update(kCompilerVersion);
@@ -488,6 +490,8 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   });
   for (KernelMetadata &md : artifacts.kernels) {
     md.configReason = reasons[md.kernel];
+    if (options.fma > 0)
+      md.configReason += "; fma=1 (forced)";
     md.tunedConfig = tuned.count(md.kernel) != 0;
     md.exponentials = exponentials.count(md.kernel) != 0;
   }
@@ -532,7 +536,8 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   }
 
   // 6. PTX.
-  llvm::Expected<std::string> ptx = emitPTX(**llvmModule, options.arch);
+  llvm::Expected<std::string> ptx =
+      emitPTX(**llvmModule, options.arch, options.fma > 0);
   if (!ptx)
     return emitError(fileLoc) << llvm::toString(ptx.takeError()), failure();
   if (options.emit == Stage::PTX) {
@@ -960,7 +965,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
     key = key.trim();
     // 0/1 flags.
     if (key == "tuned" || key == "prefetch" || key == "remat" ||
-        key == "early_sums" || key == "exp_ftz") {
+        key == "early_sums" || key == "exp_ftz" || key == "fma") {
       StringRef v = value.trim();
       if (v != "0" && v != "1")
         return "config: '" + key.str() + "' takes 0 or 1, got '" + v.str() +
@@ -973,6 +978,8 @@ std::string parseConfigOverrides(llvm::StringRef text,
         options.earlySums = v == "1";
       else if (key == "exp_ftz")
         options.expFtz = v == "1";
+      else if (key == "fma")
+        options.fma = v == "1";
       else
         options.prefetch = v == "1";
       continue;
@@ -1017,7 +1024,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.stages = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy, stages, sums, early_sums, exp_ftz";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy, stages, sums, early_sums, exp_ftz, fma";
   }
   return "";
 }

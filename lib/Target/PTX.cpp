@@ -55,7 +55,7 @@ std::string ptxFeaturesFor(llvm::StringRef arch) {
 }
 
 static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(llvm::StringRef arch) {
+createTargetMachine(llvm::StringRef arch, bool fuseMulAdd = false) {
   initializeNVPTX();
   std::string error;
   llvm::Triple triple(kTriple);
@@ -65,6 +65,8 @@ createTargetMachine(llvm::StringRef arch) {
     return llvm::createStringError("cannot find the NVPTX target: " + error);
   // sm_90a and friends keep their suffix in the CPU name.
   llvm::TargetOptions options;
+  if (fuseMulAdd)
+    options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, arch, ptxFeaturesFor(arch), options, std::nullopt, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
@@ -113,9 +115,9 @@ translateToLLVMIR(gpu::GPUModuleOp gpuModule, llvm::LLVMContext &context,
   return llvmModule;
 }
 
-llvm::Expected<std::string> emitPTX(llvm::Module &module,
-                                    llvm::StringRef arch) {
-  auto machine = createTargetMachine(arch);
+llvm::Expected<std::string> emitPTX(llvm::Module &module, llvm::StringRef arch,
+                                    bool fuseMulAdd) {
+  auto machine = createTargetMachine(arch, fuseMulAdd);
   if (!machine)
     return machine.takeError();
   std::string ptx;

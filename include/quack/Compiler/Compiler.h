@@ -66,6 +66,10 @@ struct CompileOptions {
   /// Exponentials through ex2.approx.ftz (1) or ex2.approx (0); -1: ftz
   /// unless the kernel fits more CTAs per SM without.
   int64_t expFtz = -1;
+  /// Let the NVPTX backend fuse multiplies and adds into fma, and ptxas
+  /// contract what is left (1), or round every multiply and add on its own
+  /// (0, `mul.rn`/`add.rn`); -1: the default, 0.
+  int64_t fma = -1;
   /// Whether the architecture's table of measured configs
   /// (kernels/tuning/) may choose threads per row and rows per CTA.
   bool useTuned = true;

@@ -47,9 +47,11 @@ mlir::FailureOr<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(mlir::gpu::GPUModuleOp gpuModule,
                   llvm::LLVMContext &context, llvm::StringRef arch);
 
-/// Runs LLVM's NVPTX backend on `module`.
-llvm::Expected<std::string> emitPTX(llvm::Module &module,
-                                    llvm::StringRef arch);
+/// Runs LLVM's NVPTX backend on `module`. With `fuseMulAdd`, multiplies
+/// and adds may become fma (rounded once) and are not marked `.rn`, so that
+/// ptxas may contract them too; without, each is rounded on its own.
+llvm::Expected<std::string> emitPTX(llvm::Module &module, llvm::StringRef arch,
+                                    bool fuseMulAdd = false);
 
 /// Finds ptxas: `explicitPath` when given, else $QUACK_PTXAS, else PATH,
 /// else the CUDA Toolkit's default location.
