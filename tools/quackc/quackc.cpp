@@ -30,6 +30,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -596,6 +597,14 @@ int main(int argc, char **argv) {
     return quack::printLayoutCommand(printLayoutFlag, outputFile, outs());
   if (inputFile.empty())
     return fail("no input file; usage: quackc INPUT [-o OUT] [--emit=STAGE]");
+  if (bundleDir.empty())
+    // (cl::list's operator& gives its vector: take the option itself.)
+    for (const cl::Option *flag :
+         {static_cast<const cl::Option *>(std::addressof(bundleJobs)),
+          static_cast<const cl::Option *>(std::addressof(bundleAlignments)),
+          static_cast<const cl::Option *>(std::addressof(clusterFallbacks))})
+      if (flag->getNumOccurrences())
+        return fail("--" + flag->ArgStr + " applies to --bundle=DIR only");
 
   quack::CompileOptions options;
   std::optional<quack::Stage> stage = quack::parseStage(emit);
