@@ -10,8 +10,11 @@ cubin (ptxas included), as a process per variant and in one process.
   backend and one ptxas process).
 - in-process: `quackc X.qk --bundle=DIR -D T=... -D N=...
   --cluster-fallbacks=0` compiles every variant of a description in one
-  process (one context, one ptxas process
-  per variant); the wall time divided by the number of variants written.
+  process (a context per worker thread, one ptxas process per variant and
+  per search trial); the wall time divided by the number of variants
+  written. The bundle compiles on every hardware thread by default, so
+  this is a throughput on this machine's cores; --jobs 1 gives one
+  variant at a time.
 
 Needs no GPU. Prints a Markdown table.
 """
@@ -65,6 +68,9 @@ def main():
     p.add_argument("--dtypes", nargs="+", default=["bf16", "f32"])
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--out", help="write the results here (JSON)")
+    p.add_argument("--jobs", type=int, default=0,
+                   help="quackc --jobs for the in-process figure (default "
+                   "0: one per hardware thread)")
     a = p.parse_args()
     if not os.access(a.quackc, os.X_OK):
         print(f"compile_speed.py: {a.quackc} is not an executable",
@@ -89,7 +95,8 @@ def main():
             # The variants the process figures compile, not their cluster
             # fallbacks (a bundle's default).
             cmd = [a.quackc, src, f"--bundle={bundle}", "--kernel", kernel,
-                   "--alignments=16", "--cluster-fallbacks=0"] + defines(
+                   "--alignments=16", "--cluster-fallbacks=0",
+                   f"--jobs={a.jobs}"] + defines(
                        ["T=" + ",".join(a.dtypes),
                         "N=" + ",".join(map(str, a.n))] + flags)
             dt, _ = run(cmd)
