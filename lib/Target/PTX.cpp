@@ -322,6 +322,18 @@ std::string withMinCtasPerSm(llvm::StringRef ptx, int64_t ctas) {
   return result;
 }
 
+/// Seconds one ptxas run may take: $QUACK_PTXAS_TIMEOUT, else 120.
+static unsigned ptxasTimeout() {
+  static const unsigned seconds = [] {
+    unsigned value = 120;
+    if (const char *env = std::getenv("QUACK_PTXAS_TIMEOUT"))
+      if (llvm::StringRef(env).getAsInteger(10, value) || value == 0)
+        value = 120;
+    return value;
+  }();
+  return seconds;
+}
+
 static llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx,
                                       llvm::StringRef arch,
                                       llvm::StringRef ptxasPath) {
@@ -343,13 +355,13 @@ static llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx,
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path,
                                                 log.path};
   std::string error;
-  int rc = runProgram(ptxasPath, argv, redirects, /*seconds=*/120, error);
+  int rc = runProgram(ptxasPath, argv, redirects, ptxasTimeout(), error);
   auto logBuffer = llvm::MemoryBuffer::getFile(log.path);
   std::string logText = logBuffer ? (*logBuffer)->getBuffer().str() : "";
   if (rc != 0)
     return llvm::createStringError(
-        "ptxas failed" + (error.empty() ? "" : " (" + error + ")") + ":\n" +
-        logText);
+        "ptxas failed" + (error.empty() ? "" : " (" + error + ")") +
+        (llvm::StringRef(logText).trim().empty() ? "" : ":\n" + logText));
   auto binary = llvm::MemoryBuffer::getFile(output.path, /*IsText=*/false);
   if (!binary)
     return llvm::createStringError("cannot read the cubin ptxas wrote");
