@@ -64,7 +64,10 @@ void lowerCopy(CopyOp op) {
     return;
   }
   Value result = op.getResult();
-  TypeRange types = result ? TypeRange(result.getType()) : TypeRange();
+  // (A TypeRange of one type would point at a temporary.)
+  SmallVector<Type, 1> types;
+  if (result)
+    types.push_back(result.getType());
   auto ifOp = scf::IfOp::create(b, loc, types, predicate,
                                 /*withElseRegion=*/static_cast<bool>(result));
   {
