@@ -636,22 +636,21 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     // the CTA counts that share a cap (and a cubin), only the largest.
     // Non-persistent kernels do not prefetch: the PTX is all that changes.
     // ptxas runs on as many trials at once as there are hardware threads.
-    // (Only PTX with .maxntid and no register directive yet can be bounded
-    // so; convert-quack-to-gpu writes every kernel that way.)
-    StringRef ptx = artifacts.ptx;
-    bool boundable = ptx.contains(".maxntid") &&
-                     !ptx.contains(".minnctapersm") &&
-                     !ptx.contains(".maxnreg");
     SmallVector<int64_t> candidates;
-    for (int64_t ctas = most; ctas > now && !prefetches && boundable; --ctas)
+    for (int64_t ctas = most; ctas > now && !prefetches; --ctas)
       if (candidates.empty() || registerCap(ctas, threads) !=
                                     registerCap(candidates.back(), threads))
         candidates.push_back(ctas);
     KernelMetadata &kernel = artifacts.kernels.front();
     auto trial = [&](int64_t ctas) -> std::optional<Cubin> {
+      // None where the PTX cannot be bounded (no trial is then kept).
+      std::optional<std::string> bounded =
+          withMinCtasPerSm(artifacts.ptx, ctas);
+      if (!bounded)
+        return std::nullopt;
       SearchSlot slot;
-      llvm::Expected<Cubin> cubin = assemblePTX(
-          withMinCtasPerSm(artifacts.ptx, ctas), options.arch, *ptxas);
+      llvm::Expected<Cubin> cubin =
+          assemblePTX(*bounded, options.arch, *ptxas);
       if (!cubin) {
         llvm::consumeError(cubin.takeError());
         return std::nullopt;
@@ -694,7 +693,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
                              " registers fit " + std::to_string(now) + ")";
       artifacts.cubin = std::move((*found)->binary);
       artifacts.ptxasLog = std::move((*found)->log);
-      artifacts.ptx = withMinCtasPerSm(artifacts.ptx, ctas);
+      artifacts.ptx = *withMinCtasPerSm(artifacts.ptx, ctas);
       break;
     }
   }

@@ -214,15 +214,22 @@ static llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx,
                                       llvm::StringRef arch,
                                       llvm::StringRef ptxasPath);
 
-/// Runs `program` and waits at most `seconds` for it. Unlike
-/// ExecuteAndWait's timeout, which arms the process-wide alarm(2), this is
-/// safe from several threads at once (config selection runs ptxas so).
-/// Returns the exit code, -1 where the program could not start, -2 where
-/// it crashed or was killed after `seconds`; `error` then says why.
-static int runProgram(llvm::StringRef program,
-                      llvm::ArrayRef<llvm::StringRef> argv,
-                      llvm::ArrayRef<std::optional<llvm::StringRef>> redirects,
-                      unsigned seconds, std::string &error) {
+/// Runs `program` with stdout and stderr into `log`, and waits at most
+/// `seconds` for it. Unlike ExecuteAndWait's timeout, which arms the
+/// process-wide alarm(2), this is safe from several threads at once (config
+/// selection runs ptxas so). Returns the exit code, -1 where the program
+/// could not start, -2 where it crashed or was killed after `seconds`;
+/// `error` then says why.
+static int runLogged(llvm::StringRef program,
+                     llvm::ArrayRef<llvm::StringRef> argv, unsigned seconds,
+                     std::string &log, std::string &error) {
+  TempFile logFile("log");
+  if (logFile.path.empty()) {
+    error = "cannot create a temporary file for its output";
+    return -1;
+  }
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logFile.path,
+                                                logFile.path};
   bool failed = false;
   llvm::sys::ProcessInfo child = llvm::sys::ExecuteNoWait(
       program, argv, std::nullopt, redirects, 0, &error, &failed);
@@ -230,20 +237,27 @@ static int runProgram(llvm::StringRef program,
     return -1;
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  int rc;
   while (true) {
     // A non-blocking wait: Pid is 0 while the child runs.
     llvm::sys::ProcessInfo done =
         llvm::sys::Wait(child, /*SecondsToWait=*/0, &error);
-    if (done.Pid != 0)
-      return done.ReturnCode;
+    if (done.Pid != 0) {
+      rc = done.ReturnCode;
+      break;
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(child.Pid, SIGKILL);
       llvm::sys::Wait(child, std::nullopt);
       error = "killed after " + std::to_string(seconds) + " seconds";
-      return -2;
+      rc = -2;
+      break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  auto text = llvm::MemoryBuffer::getFile(logFile.path);
+  log = text ? (*text)->getBuffer().str() : "";
+  return rc;
 }
 
 static int64_t spillBytes(const Cubin &cubin) {
@@ -256,8 +270,7 @@ static int64_t spillBytes(const Cubin &cubin) {
 llvm::Expected<Cubin> assemblePTX(llvm::StringRef ptx, llvm::StringRef arch,
                                   llvm::StringRef ptxasPath) {
   llvm::Expected<Cubin> first = runPtxas(ptx, arch, ptxasPath);
-  if (!first || spillBytes(*first) == 0 || ptx.contains(".minnctapersm") ||
-      ptx.contains(".maxnreg"))
+  if (!first || spillBytes(*first) == 0)
     return first;
   // Without a register directive, ptxas may accept a spill to fit one more
   // CTA per SM (layernorm_fwd f32 at N = 131072: 40 registers and 8 bytes
@@ -265,8 +278,10 @@ llvm::Expected<Cubin> assemblePTX(llvm::StringRef ptx, llvm::StringRef arch,
   // it does not spill; where it does, ask for one CTA per SM at least,
   // which lets it use the registers the kernel needs, and keep that if it
   // spills less.
-  std::string retried = withMinCtasPerSm(ptx, 1);
-  llvm::Expected<Cubin> second = runPtxas(retried, arch, ptxasPath);
+  std::optional<std::string> retried = withMinCtasPerSm(ptx, 1);
+  if (!retried) // it has a register directive already
+    return first;
+  llvm::Expected<Cubin> second = runPtxas(*retried, arch, ptxasPath);
   if (!second) {
     llvm::consumeError(second.takeError());
     return first;
@@ -277,22 +292,15 @@ llvm::Expected<Cubin> assemblePTX(llvm::StringRef ptx, llvm::StringRef arch,
 }
 
 llvm::Expected<std::string> ptxasVersion(llvm::StringRef ptxasPath) {
-  TempFile log("log");
-  if (log.path.empty())
-    return llvm::createStringError("cannot create a temporary file for ptxas");
   llvm::SmallVector<llvm::StringRef> argv = {ptxasPath, "--version"};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path,
-                                                log.path};
-  std::string error;
-  int rc = runProgram(ptxasPath, argv, redirects, /*seconds=*/30, error);
-  auto text = llvm::MemoryBuffer::getFile(log.path);
-  if (rc != 0 || !text)
+  std::string log, error;
+  if (runLogged(ptxasPath, argv, /*seconds=*/30, log, error) != 0)
     return llvm::createStringError(
         "'" + ptxasPath.str() + " --version' failed" +
         (error.empty() ? "" : " (" + error + ")"));
   std::string version;
   llvm::SmallVector<llvm::StringRef> lines;
-  (*text)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  llvm::StringRef(log).split(lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef line : lines) {
     line = line.trim();
     if (line.starts_with("Cuda compilation tools") ||
@@ -305,9 +313,11 @@ llvm::Expected<std::string> ptxasVersion(llvm::StringRef ptxasPath) {
   return version;
 }
 
-std::string withMinCtasPerSm(llvm::StringRef ptx, int64_t ctas) {
-  if (ptx.contains(".minnctapersm") || ptx.contains(".maxnreg"))
-    return ptx.str();
+std::optional<std::string> withMinCtasPerSm(llvm::StringRef ptx,
+                                            int64_t ctas) {
+  if (!ptx.contains(".maxntid") || ptx.contains(".minnctapersm") ||
+      ptx.contains(".maxnreg"))
+    return std::nullopt;
   std::string result;
   result.reserve(ptx.size() + 32);
   llvm::StringRef rest = ptx;
@@ -337,8 +347,8 @@ static unsigned ptxasTimeout() {
 static llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx,
                                       llvm::StringRef arch,
                                       llvm::StringRef ptxasPath) {
-  TempFile input("ptx"), output("cubin"), log("log");
-  if (input.path.empty() || output.path.empty() || log.path.empty())
+  TempFile input("ptx"), output("cubin");
+  if (input.path.empty() || output.path.empty())
     return llvm::createStringError("cannot create temporary files for ptxas");
   {
     std::error_code ec;
@@ -352,12 +362,8 @@ static llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx,
   llvm::SmallVector<llvm::StringRef> argv = {
       ptxasPath,  archFlag,         "-v", "--warn-on-spills", "-O3", "-o",
       output.path, input.path};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path,
-                                                log.path};
-  std::string error;
-  int rc = runProgram(ptxasPath, argv, redirects, ptxasTimeout(), error);
-  auto logBuffer = llvm::MemoryBuffer::getFile(log.path);
-  std::string logText = logBuffer ? (*logBuffer)->getBuffer().str() : "";
+  std::string logText, error;
+  int rc = runLogged(ptxasPath, argv, ptxasTimeout(), logText, error);
   if (rc != 0)
     return llvm::createStringError(
         "ptxas failed" + (error.empty() ? "" : " (" + error + ")") +

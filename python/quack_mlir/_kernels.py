@@ -53,6 +53,11 @@ def set_bundle(path):
             cache.clear()
 
 
+def _spec():
+    """The bundle path in use: set_bundle's, else $QUACK_MLIR_BUNDLE."""
+    return _bundle_spec or os.environ.get("QUACK_MLIR_BUNDLE")
+
+
 def get_bundle():
     """Returns the BundleSet in use, reading its indexes on first use."""
     global _bundle
@@ -61,7 +66,7 @@ def get_bundle():
         return b
     with _lock:
         if _bundle is None:
-            spec = _bundle_spec or os.environ.get("QUACK_MLIR_BUNDLE")
+            spec = _spec()
             if not spec:
                 raise BundleError(
                     "no kernel bundle: set QUACK_MLIR_BUNDLE to a directory "
@@ -115,7 +120,7 @@ def get_source():
     s = _source
     if s is not None:
         return s
-    spec = _bundle_spec or os.environ.get("QUACK_MLIR_BUNDLE")
+    spec = _spec()
     try:
         jit = _jit.from_environment()
     except _jit.JitError as e:

@@ -293,6 +293,22 @@ bool writeClusterFallbacks(llvm::SourceMgr &sourceMgr,
   return true;
 }
 
+/// Diagnostics with no source position are about the invocation: `context`
+/// reports them to `os` as the driver's own (`quackc: error: ...`). Register
+/// after the SourceMgr handler: handlers run newest first.
+void reportUnlocatedAsDriver(mlir::MLIRContext &context, raw_ostream &os) {
+  context.getDiagEngine().registerHandler(
+      [&os](mlir::Diagnostic &diag) -> mlir::LogicalResult {
+        if (!isa<mlir::UnknownLoc>(diag.getLocation()))
+          return mlir::failure();
+        auto &stream = diag.getSeverity() == mlir::DiagnosticSeverity::Error
+                           ? WithColor::error(os, "quackc")
+                           : WithColor::note(os, "quackc");
+        stream << diag.str() << "\n";
+        return mlir::success();
+      });
+}
+
 /// One combination of a kernel's parameter values in a bundle.
 struct BundleJob {
   quack::CompileOptions options;
@@ -322,17 +338,7 @@ public:
                                        source.getBufferIdentifier()),
         SMLoc());
     handler.emplace(sourceMgr, context.get(), os);
-    // As in main: diagnostics without a position are the driver's own.
-    context->getDiagEngine().registerHandler(
-        [this](mlir::Diagnostic &diag) -> mlir::LogicalResult {
-          if (!isa<mlir::UnknownLoc>(diag.getLocation()))
-            return mlir::failure();
-          auto &stream = diag.getSeverity() == mlir::DiagnosticSeverity::Error
-                             ? WithColor::error(os, "quackc")
-                             : WithColor::note(os, "quackc");
-          stream << diag.str() << "\n";
-          return mlir::success();
-        });
+    reportUnlocatedAsDriver(*context, os);
   }
 
   /// Compiles every alignment class of `job` (and its cluster fallbacks)
@@ -637,18 +643,7 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
   std::unique_ptr<mlir::MLIRContext> context = quack::createContext();
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, context.get());
-  // Diagnostics with no source position are about the invocation: report
-  // them as the driver's own. (Handlers run newest first.)
-  context->getDiagEngine().registerHandler(
-      [](mlir::Diagnostic &diag) -> mlir::LogicalResult {
-        if (!isa<mlir::UnknownLoc>(diag.getLocation()))
-          return mlir::failure();
-        auto &os = diag.getSeverity() == mlir::DiagnosticSeverity::Error
-                       ? WithColor::error(errs(), "quackc")
-                       : WithColor::note(errs(), "quackc");
-        os << diag.str() << "\n";
-        return mlir::success();
-      });
+  reportUnlocatedAsDriver(*context, errs());
 
   if (!bundleDir.empty())
     return compileBundle(sourceMgr, *context, options, defs);

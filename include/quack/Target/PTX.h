@@ -14,6 +14,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace quack {
@@ -68,10 +69,11 @@ llvm::Expected<Cubin> assemblePTX(llvm::StringRef ptx, llvm::StringRef arch,
                                   llvm::StringRef ptxasPath);
 
 /// `ptx` with `.minnctapersm ctas` after each entry's `.maxntid`: the same
-/// code, with registers capped so that `ctas` CTAs fit on an SM. Where an
-/// entry already has `.minnctapersm` or `.maxnreg`, the text is returned as
-/// it is.
-std::string withMinCtasPerSm(llvm::StringRef ptx, int64_t ctas);
+/// code, with registers capped so that `ctas` CTAs fit on an SM. None where
+/// the PTX cannot be bounded so: it has no `.maxntid`, or already has
+/// `.minnctapersm` or `.maxnreg`.
+std::optional<std::string> withMinCtasPerSm(llvm::StringRef ptx,
+                                            int64_t ctas);
 
 /// Parses ptxas' `-v` output into one report per kernel entry.
 std::vector<ResourceReport> parsePtxasReport(llvm::StringRef log);
