@@ -29,7 +29,10 @@
 # builds each config of a kernel with sums over rows with its partial sums
 # in shared memory (roots named ...-sums-shared). QUACK_TUNE_KNOBS (e.g.
 # `fma=1`) is added to every config, the model's own choice included, to
-# tune the table for a knob the table does not record.
+# tune the table for a knob the table does not record. QUACK_TUNE_ROWS
+# (comma-separated, default 1,2,4,8) lists the rows per CTA tried on the
+# CTA-level path (e.g. 1,2,4,8,16,32 for short rows, where one row is a
+# few vectors).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -50,6 +53,7 @@ ARGS=("$@")
 IFS=, read -r -a COPIES <<<"${QUACK_TUNE_COPIES:-global}"
 IFS=, read -r -a STAGES <<<"${QUACK_TUNE_STAGES:-}"
 IFS=, read -r -a SUMS <<<"${QUACK_TUNE_SUMS:-}"
+IFS=, read -r -a ROWS <<<"${QUACK_TUNE_ROWS:-1,2,4,8}"
 KNOBS=${QUACK_TUNE_KNOBS:+,$QUACK_TUNE_KNOBS}
 # A bad knob would make every compile fail, quietly: refuse it here.
 if [ -n "$KNOBS" ] && ! "$QUACKC" "$ROOT/kernels/softmax.qk" \
@@ -67,6 +71,12 @@ done
 for s in "${STAGES[@]}"; do
   case $s in [2-8]) ;; *)
     echo "QUACK_TUNE_STAGES: stages must be 2 to 8, got '$s'" >&2
+    exit 2 ;;
+  esac
+done
+for r in "${ROWS[@]}"; do
+  case $r in 1|2|4|8|16|32|64) ;; *)
+    echo "QUACK_TUNE_ROWS: rows per CTA must be a power of two up to 64, got '$r'" >&2
     exit 2 ;;
   esac
 done
@@ -159,7 +169,7 @@ for k in "${KERNELS[@]}"; do
       for vpt in 1 2 4 8; do
         threads=$(( n / vec / vpt ))
         [ "$threads" -ge 1 ] && [ "$threads" -le 1024 ] || continue
-        for rows in 1 2 4 8; do
+        for rows in "${ROWS[@]}"; do
           cta=$(( threads * rows ))
           [ "$cta" -ge 64 ] && [ "$cta" -le 1024 ] || continue
           variants "$k-$t-N$n-v$vpt-r$rows" \
