@@ -43,6 +43,11 @@ constexpr int64_t kWarpSize = 32;
 constexpr int64_t kFinishLanes = 32;
 constexpr int64_t kFinishSplits = 16;
 constexpr int64_t kFinishUnroll = 4;
+/// Largest shared-memory buffer (bytes) in which the rows of a CTA add their
+/// partial sums before writing them (see combineRowSums).
+constexpr int64_t kMaxCombinedRowSumBytes = 32 * 1024;
+/// Shared memory (static and dynamic) one CTA may use on sm_90.
+constexpr int64_t kMaxSharedBytesPerCta = 227 * 1024;
 
 /// What a kernel argument became in the gpu.func signature.
 struct LoweredArg {
@@ -207,6 +212,9 @@ private:
   /// Lays out dynamic shared memory (the bulk-copy buffers, then the
   /// shared sums) and declares it.
   LogicalResult allocateBulkBuffers();
+  /// Decides combineRowSums and declares its shared-memory buffer (after
+  /// the other shared memory is laid out, which it must fit beside).
+  void allocateRowSumBuffer();
   /// Lays out the bulk-copy buffers; returns the bytes they take.
   FailureOr<int64_t> allocateStagingBuffers();
   /// Initialises every buffer's mbarrier (quack.stage.init).
@@ -350,6 +358,20 @@ private:
   /// f32 (at most 16 bytes); a chunk's slots of consecutive threads are
   /// consecutive, so that a warp's accesses hit distinct banks.
   bool sharedSums = false;
+  /// With several rows per CTA (CTA-level path, partial sums in
+  /// registers): the CTA's rows add their partials in shared memory
+  /// (rowSumsGlobal, rowsPerCta x rowSumColumns f32, one sum at a time)
+  /// before the CTA writes them, so that the workspace holds one slot per
+  /// row group instead of one per row: rowsPerCta times fewer partials for
+  /// the finishing kernel to read, which otherwise dominates short rows
+  /// (at N = 256 a few CTAs read megabytes of partials).
+  bool combineRowSums = false;
+  int64_t rowSumColumns = 0;
+  LLVM::GlobalOp rowSumsGlobal;
+  /// Dynamic shared memory the kernel takes (allocateBulkBuffers).
+  int64_t dynamicSharedBytes = 0;
+  /// Writes the partial sums through rowSumsGlobal (combineRowSums).
+  void writeCombinedRowSums();
   int64_t sumsOffset = 0;
   int64_t sumChunk = 1;
   /// The address of this thread's slot of chunk `c` of vector `k` of sum
@@ -889,6 +911,10 @@ void RowKernelLowering::endRowLoop() {
   if (rowSums.empty())
     return;
 
+  if (combineRowSums) {
+    writeCombinedRowSums();
+    return;
+  }
   // Partial sums of row slot p = group * rowsPerCta + rowInCta, where the
   // grid holds `groups` row groups at a time: workspace[sum][p][column].
   Type f32 = b.getF32Type();
@@ -967,7 +993,12 @@ void RowKernelLowering::buildFinishKernel() {
 
   Block &entry = finish.getBody().front();
   b.setInsertionPointToStart(&entry);
+  // The runtime passes row groups x rowsPerCta slots (docs/abi.md); where
+  // the main kernel combined its rows, it wrote one slot per row group.
   Value slots = entry.getArgument(0);
+  if (combineRowSums)
+    slots = arith::DivUIOp::create(b, loc, slots,
+                                   constI64(config.rowsPerCta));
   Value ws = entry.getArgument(1);
   Value t = NVVM::ThreadIdXOp::create(b, loc, i32);
   Value bx = arith::ExtUIOp::create(b, loc, i64,
@@ -1071,6 +1102,57 @@ void RowKernelLowering::buildFinishKernel() {
   gpu::ReturnOp::create(b, loc);
 }
 
+void RowKernelLowering::writeCombinedRowSums() {
+  Type f32 = b.getF32Type();
+  VectorType vecType = fragmentType(f32);
+  Type smemPtr =
+      LLVM::LLVMPointerType::get(b.getContext(), NVVMTargetInfo::kShared);
+  Value smem = LLVM::AddressOfOp::create(b, loc, rowSumsGlobal);
+  unsigned alignment = std::min<unsigned>(16, 4 * config.vector);
+  auto smemAt = [&](Value rowOffset, int64_t k) {
+    Value index = arith::AddIOp::create(b, loc, rowOffset, vectorColumn(k));
+    return LLVM::GEPOp::create(b, loc, smemPtr, f32, smem, ValueRange{index});
+  };
+  NVVMTargetInfo target(b, loc);
+  Value mine = arith::MulIOp::create(b, loc, rowPart, constI64(rowSumColumns));
+  Value firstRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         rowPart, constI64(0));
+  for (size_t j = 0; j < rowSums.size(); ++j) {
+    // Row 0's threads have read the previous sum's partials.
+    if (j > 0)
+      target.barrier();
+    for (int64_t k = 0; k < config.vectorsPerThread; ++k)
+      LLVM::StoreOp::create(b, loc,
+                            rowLoop.getResult(j * config.vectorsPerThread + k),
+                            smemAt(mine, k), alignment);
+    target.barrier();
+    // Row 0's threads add the rows in row order (the same order in every
+    // CTA and every run) and write slot `group` of sum j:
+    // workspace[j][group][column], groups slots per sum.
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, firstRow,
+                                  /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value index = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, constI64(j), gridRowGroups),
+        firstRowGroup);
+    Value base = arith::MulIOp::create(b, loc, index, constI64(rowLength));
+    for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
+      Value sum;
+      for (int64_t r = 0; r < config.rowsPerCta; ++r) {
+        Value part = LLVM::LoadOp::create(
+            b, loc, vecType, smemAt(constI64(r * rowSumColumns), k),
+            alignment);
+        sum = sum ? Value(arith::AddFOp::create(b, loc, sum, part)) : part;
+      }
+      Value offset = arith::AddIOp::create(b, loc, base, vectorColumn(k));
+      Value address = LLVM::GEPOp::create(b, loc, workspace.getType(), f32,
+                                          workspace, ValueRange{offset});
+      predicatedStore(vectorInBounds(k), sum, address, alignment);
+    }
+  }
+}
+
 LogicalResult RowKernelLowering::lowerSumRows(SumRowsOp op) {
   const SmallVector<Value> *frags = rowFragments(op.getValue());
   if (!frags)
@@ -1165,6 +1247,7 @@ LogicalResult RowKernelLowering::allocateBulkBuffers() {
       ("__quack_bulk_" + kernel.getSymName()).str(), Attribute(),
       /*alignment=*/128, /*addrSpace=*/NVVMTargetInfo::kShared);
   func->setAttr("quack.dynamic_shared_bytes", b.getI64IntegerAttr(bytes));
+  dynamicSharedBytes = bytes;
   return success();
 }
 
@@ -1542,6 +1625,32 @@ Value RowKernelLowering::vectorInBounds(int64_t k) {
     return {};
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                vectorColumn(k), constI64(rowLength));
+}
+
+void RowKernelLowering::allocateRowSumBuffer() {
+  if (rowSums.empty() || sharedSums || config.rowsPerCta == 1 ||
+      config.clusterSize != 1)
+    return;
+  // Columns up to the end of every thread's last vector (past N where the
+  // row's last vectors are partly or wholly outside it).
+  rowSumColumns = 0;
+  for (int64_t k = 0; k < config.vectorsPerThread; ++k)
+    rowSumColumns = std::max(rowSumColumns,
+                             valueColumn(*partition, config.vector, k) +
+                                 maxThreadColumn + config.vector);
+  int64_t bytes = config.rowsPerCta * rowSumColumns * 4;
+  if (bytes > kMaxCombinedRowSumBytes ||
+      dynamicSharedBytes + sharedBytes + bytes > kMaxSharedBytesPerCta)
+    return;
+  combineRowSums = true;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(gpuModule.getBody());
+  auto arrayType = LLVM::LLVMArrayType::get(b.getF32Type(),
+                                            config.rowsPerCta * rowSumColumns);
+  rowSumsGlobal = LLVM::GlobalOp::create(
+      b, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::Internal,
+      ("__quack_rowsums_" + kernel.getSymName()).str(), Attribute(),
+      /*alignment=*/16, /*addrSpace=*/NVVMTargetInfo::kShared);
 }
 
 Value RowKernelLowering::andPredicates(Value a, Value c) {
@@ -2321,6 +2430,7 @@ LogicalResult RowKernelLowering::run() {
     return failure();
   if ((config.staged() || sharedSums) && failed(allocateBulkBuffers()))
     return failure();
+  allocateRowSumBuffer();
   buildPreamble();
   for (auto [index, arg] : llvm::enumerate(args))
     if (arg.kind == ArgKind::Scalar)

@@ -4,9 +4,12 @@
 // A sum over rows: the grid is persistent, each CTA loops over row groups
 // from ctaid.x in steps of nctaid.x carrying one f32 partial per element it
 // owns, writes the partials to the workspace [outputs, slots, N], and a
-// second entry point, dw_finish, sums the slots column by column.
+// second entry point, dw_finish, sums the slots column by column. With two
+// rows per CTA, the rows first add their partials in shared memory
+// (__quack_rowsums_dw, 2 x 1024 f32), so that each CTA writes one slot.
 // CHECK-LABEL: gpu.module @dw
 // CHECK: llvm.mlir.global internal @__quack_smem_dw_finish() {{.*}} : !llvm.array<2048 x f32>
+// CHECK: llvm.mlir.global internal @__quack_rowsums_dw() {{.*}} : !llvm.array<2048 x f32>
 // CHECK: gpu.func @dw(%{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %[[WS:.*]]: !llvm.ptr<1>)
 // CHECK-SAME: {dtype = "bf16", kind = "row", name = "dw", role = "output"}, {dtype = "f32", kind = "workspace", name = "workspace", role = "scratch"}
 // CHECK-SAME: quack.finish = {columns_per_cta = 128 : i64, symbol = "dw_finish", threads = 512 : i64}
@@ -27,12 +30,27 @@
 // The next iteration reuses the reduction slots.
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.yield %[[N0]], %[[N1]]
+// Each thread stores its partials in its row's part of the buffer; after a
+// barrier, row 0's threads add rows 0 and 1 (in that order) and write slot
+// ctaid.x of the workspace.
+// CHECK: llvm.mlir.addressof @__quack_rowsums_dw
+// CHECK: llvm.store %[[ACC]]#0, %{{.*}} : vector<8xf32>, !llvm.ptr<3>
+// CHECK: llvm.store %[[ACC]]#1, %{{.*}} : vector<8xf32>, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if
+// CHECK: %[[R0:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> vector<8xf32>
+// CHECK: %[[R1:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> vector<8xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[R0]], %[[R1]] : vector<8xf32>
 // CHECK: llvm.getelementptr %[[WS]]
-// CHECK: llvm.store %[[ACC]]#0
-// CHECK: llvm.store %[[ACC]]#1
+// CHECK: llvm.store %[[SUM]], %{{.*}} : vector<8xf32>, !llvm.ptr<1>
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> vector<8xf32>
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> vector<8xf32>
+// CHECK: llvm.store %{{.*}} : vector<8xf32>, !llvm.ptr<1>
+// The runtime passes row groups x rows per CTA slots: dw_finish reads one
+// per row group. 16 splits, 4 loads each before adding: step 64.
 // CHECK: gpu.func @dw_finish(%[[SLOTS:.*]]: i64, %[[WS2:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 512, 1, 1>}
-// 16 splits, 4 loads each before adding: step 64.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[SLOTS]] step %c64_i64
+// CHECK: %[[GROUPS:.*]] = arith.divui %[[SLOTS]], %c2_i64 : i64
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[GROUPS]] step %c64_i64
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: gpu.barrier
 // CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<3> -> vector<4xf32>
