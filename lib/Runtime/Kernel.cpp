@@ -341,7 +341,12 @@ Status Kernel::loadVariant(const Variant &variant, int device, Loaded &l,
   if ((r = d->moduleGetFunction(&l.function, l.module, meta.symbol.c_str())) !=
       cu::success)
     return unloadOnError("cuModuleGetFunction");
-  if (meta.dynamicSharedBytes > defaultDynamicSharedLimit &&
+  // Above 48 KB per block in all (static included), the kernel must opt in
+  // to its dynamic bytes; without that the driver fits them beside the
+  // static bytes under 48 KB and finds no room (occupancy 0).
+  if (meta.dynamicSharedBytes > 0 &&
+      meta.staticSharedBytes + meta.dynamicSharedBytes >
+          defaultDynamicSharedLimit &&
       (r = d->funcSetAttribute(
            l.function, cu::funcAttrMaxDynamicSharedSizeBytes,
            static_cast<int>(meta.dynamicSharedBytes))) != cu::success)
