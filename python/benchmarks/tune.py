@@ -307,8 +307,14 @@ def table_lines(results, margin):
         copy = cfg.get("copy", "global")
         model_copy = default[0].get("knobs", {}).get("copy", "global")
         staged = copy != "global" or model_copy != "global"
+        # A loop over rows with the next rows in registers on the CTA-level
+        # path, where the model never makes one (global loads only; the
+        # roots of QUACK_TUNE_KNOBS=prefetch=1 have it, the default too).
+        prefetch = copy == "global" and cluster == 1 and cfg.get("prefetch")
         tail = ""
-        if cluster > 1 or staged:
+        if prefetch:
+            tail = f" {cluster} global prefetch"
+        elif cluster > 1 or staged:
             tail = f" {cluster}"
             if staged:
                 tail += f" {copy}"

@@ -79,6 +79,19 @@ TEST(TunedConfigs, ParsesTheStagesColumn) {
   EXPECT_EQ((*table)[1].copy, std::optional(KernelConfig::Copy::Tensor));
 }
 
+TEST(TunedConfigs, ParsesPrefetchAfterGlobal) {
+  std::string error;
+  auto table = parseTunedConfigs("layernorm_fwd 2 256 2 8 1 global prefetch\n"
+                                 "layernorm_fwd 2 512 2 8 1 global\n",
+                                 error);
+  ASSERT_TRUE(mlir::succeeded(table)) << error;
+  ASSERT_EQ(table->size(), 2u);
+  EXPECT_TRUE((*table)[0].prefetch);
+  EXPECT_EQ((*table)[0].stages, 0);
+  EXPECT_EQ((*table)[0].copy, std::optional(KernelConfig::Copy::Global));
+  EXPECT_FALSE((*table)[1].prefetch);
+}
+
 struct BadLine {
   const char *text;
   const char *message;
@@ -92,11 +105,15 @@ TEST(TunedConfigs, RejectsMalformedLinesNamingThem) {
        "the copy path must be 'global', 'bulk' or 'tensor', got 'tma'"},
       {"softmax_fwd 2 65536 4 1 3\n", "powers of two"},
       {"softmax_fwd 2 65536 4 1 2 bulk 1\n",
-       "the stages must be an integer from 2 to 8, got '1'"},
+       "the stages must be an integer from 2 to 8 (or 'prefetch' after 'global'), got '1'"},
       {"softmax_fwd 2 65536 4 1 2 bulk three\n",
-       "the stages must be an integer from 2 to 8, got 'three'"},
+       "the stages must be an integer from 2 to 8 (or 'prefetch' after 'global'), got 'three'"},
       {"softmax_fwd 2 65536 4 1 2 global 3\n",
        "stages need a copy into shared memory"},
+      {"softmax_fwd 2 65536 4 1 2 bulk prefetch\n",
+       "'prefetch' follows the copy path 'global'"},
+      {"softmax_fwd 2 1024 4 2 1 global prefetched\n",
+       "(or 'prefetch' after 'global'), got 'prefetched'"},
       {"softmax_fwd 2 65536 4 1 32\n", "cluster size must be at most 16"},
       {"softmax_fwd 2 65536 4 2 4\n", "rows per CTA must be 1"},
       {"softmax_fwd two 1024 4 2\n", "'two' is not a positive integer"},

@@ -319,6 +319,11 @@ struct QuackSelectConfigPass
                << prefetch.getValue();
       config.prefetch = prefetch == 1;
       why << "; prefetch=" << prefetch.getValue() << " (forced)";
+    } else if (tunedCopy && tuned->prefetch &&
+               config.copy == KernelConfig::Copy::Global) {
+      // A measured loop over rows with the next rows in registers.
+      config.prefetch = true;
+      why << "; prefetch=1 (tuned)";
     } else if (persistent && config.clusterSize > 1 &&
                carried <= kPrefetchRegisters) {
       config.prefetch = true;

@@ -47,14 +47,16 @@ mlir::quack::parseTunedConfigs(StringRef text, std::string &error) {
     };
     if (words.size() < 5 || words.size() > 8)
       return fail("expected '<kernel> <element bytes> <N> <vectors per "
-                  "thread> <rows per CTA> [<cluster> [<copy> [<stages>]]]', "
-                  "got " + Twine(words.size()) + " fields");
+                  "thread> <rows per CTA> [<cluster> [<copy> [<stages> | "
+                  "prefetch]]]', got " + Twine(words.size()) + " fields");
     TunedConfig entry;
     if (words.size() == 8) {
-      if (words[7].getAsInteger(10, entry.stages) || entry.stages < 2 ||
-          entry.stages > 8)
-        return fail("the stages must be an integer from 2 to 8, got '" +
-                    words[7] + "'");
+      if (words[7] == "prefetch")
+        entry.prefetch = true;
+      else if (words[7].getAsInteger(10, entry.stages) || entry.stages < 2 ||
+               entry.stages > 8)
+        return fail("the stages must be an integer from 2 to 8 (or "
+                    "'prefetch' after 'global'), got '" + words[7] + "'");
       words.pop_back();
     }
     if (words.size() == 7) {
@@ -65,6 +67,9 @@ mlir::quack::parseTunedConfigs(StringRef text, std::string &error) {
       if (entry.stages != 0 && *entry.copy == KernelConfig::Copy::Global)
         return fail("stages need a copy into shared memory ('bulk' or "
                     "'tensor'), not 'global'");
+      if (entry.prefetch && *entry.copy != KernelConfig::Copy::Global)
+        return fail("'prefetch' follows the copy path 'global'; after '" +
+                    words[6] + "' the column is a stage count");
       words.pop_back();
     }
     entry.kernel = words[0].str();

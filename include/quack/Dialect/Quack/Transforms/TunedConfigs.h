@@ -12,7 +12,7 @@
 // A table is text, one entry per line, `#` starting a comment:
 //
 //   <kernel> <element bytes> <N> <vectors per thread> <rows per CTA>
-//       [<cluster> [<copy> [<stages>]]]
+//       [<cluster> [<copy> [<stages> | prefetch]]]
 //
 // An entry applies to the kernel of that name whose widest matrix or
 // row-vector element has that many bytes, for every N in (N/2, N] (N is a
@@ -21,7 +21,9 @@
 // over a cluster of C CTAs. A copy path (`global`, `bulk`, `tensor`)
 // overrides config selection's rule; a stage count after `bulk` or
 // `tensor` makes the kernel a loop that copies the next rows into that many
-// shared-memory buffers ahead of the one it computes on.
+// shared-memory buffers ahead of the one it computes on; `prefetch` after
+// `global` makes it a loop over rows that loads the next rows into
+// registers while it computes on the current ones.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +55,9 @@ struct TunedConfig {
   /// Shared-memory buffers of a prefetching loop (an eighth column, 2 to 8,
   /// after a bulk or tensor copy path); 0: config selection decides.
   int64_t stages = 0;
+  /// A loop over rows that loads the next rows into registers (an eighth
+  /// column `prefetch`, after the copy path `global`).
+  bool prefetch = false;
   /// Line of the entry in its table, for --print-config.
   int64_t line = 0;
 };
