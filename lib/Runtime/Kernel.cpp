@@ -17,8 +17,6 @@
 using namespace quack;
 using namespace quack::runtime;
 
-/// Shared memory a kernel may use without raising its limit.
-static constexpr int64_t defaultDynamicSharedLimit = 48 * 1024;
 /// Clusters larger than this need the non-portable-size attribute.
 static constexpr unsigned portableClusterSize = 8;
 
@@ -341,15 +339,12 @@ Status Kernel::loadVariant(const Variant &variant, int device, Loaded &l,
   if ((r = d->moduleGetFunction(&l.function, l.module, meta.symbol.c_str())) !=
       cu::success)
     return unloadOnError("cuModuleGetFunction");
-  // Above 48 KB per block in all (static included), the kernel must opt in
-  // to its dynamic bytes; without that the driver fits them beside the
-  // static bytes under 48 KB and finds no room (occupancy 0).
-  if (meta.dynamicSharedBytes > 0 &&
-      meta.staticSharedBytes + meta.dynamicSharedBytes >
-          defaultDynamicSharedLimit &&
-      (r = d->funcSetAttribute(
-           l.function, cu::funcAttrMaxDynamicSharedSizeBytes,
-           static_cast<int>(meta.dynamicSharedBytes))) != cu::success)
+  // Without the opt-in, the driver fits the dynamic bytes beside the static
+  // ones under 48 KB and finds no room (occupancy 0).
+  if (int64_t optIn = getDynamicSharedOptIn(meta);
+      optIn > 0 && (r = d->funcSetAttribute(
+                        l.function, cu::funcAttrMaxDynamicSharedSizeBytes,
+                        static_cast<int>(optIn))) != cu::success)
     return unloadOnError("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   if (clusterSize > portableClusterSize &&
       (r = d->funcSetAttribute(l.function,

@@ -670,6 +670,14 @@ void runtime::computePersistentGrid(const KernelMetadata &meta, int64_t m,
                    meta.finishOutputs.size();
 }
 
+int64_t runtime::getDynamicSharedOptIn(const KernelMetadata &meta) {
+  constexpr int64_t defaultLimit = 48 * 1024;
+  if (meta.dynamicSharedBytes > 0 &&
+      meta.staticSharedBytes + meta.dynamicSharedBytes > defaultLimit)
+    return meta.dynamicSharedBytes;
+  return 0;
+}
+
 Status runtime::computeGridSize(const KernelMetadata &meta, int64_t m,
                                 unsigned &gridX, std::string &error) {
   const uint64_t maxGrid = (uint64_t(1) << 31) - 1;

@@ -308,6 +308,25 @@ TEST(KernelMetadataTest, GridSize) {
   EXPECT_CONTAINS(error, "grid limit");
 }
 
+TEST(KernelMetadataTest, DynamicSharedOptIn) {
+  KernelMetadata meta = example();
+  // No dynamic bytes: nothing to opt in to, whatever the static bytes.
+  meta.staticSharedBytes = 40 * 1024;
+  EXPECT_EQ(getDynamicSharedOptIn(meta), 0);
+  // Static and dynamic within 48 KB together.
+  meta.staticSharedBytes = 16 * 1024;
+  meta.dynamicSharedBytes = 32 * 1024;
+  EXPECT_EQ(getDynamicSharedOptIn(meta), 0);
+  // Past 48 KB only with the static bytes counted (32896 + 32896).
+  meta.staticSharedBytes = 32896;
+  meta.dynamicSharedBytes = 32896;
+  EXPECT_EQ(getDynamicSharedOptIn(meta), 32896);
+  // Past 48 KB with the dynamic bytes alone.
+  meta.staticSharedBytes = 128;
+  meta.dynamicSharedBytes = 131200;
+  EXPECT_EQ(getDynamicSharedOptIn(meta), 131200);
+}
+
 TEST(KernelMetadataTest, ClusterSplitNeedsOneRowPerCta) {
   std::string text = withReplaced(R"("rows_per_cta": 1})",
                                   R"("rows_per_cta": 2, "ctas_per_rows": 2})");

@@ -150,6 +150,11 @@ Status checkClusterFallback(const KernelMetadata &meta,
                             const KernelMetadata &fallback,
                             unsigned largerCluster, std::string &error);
 
+/// The dynamic shared-memory bytes a kernel must opt in to (the function's
+/// MAX_DYNAMIC_SHARED_SIZE_BYTES) before it launches, or 0 when it needs no
+/// opt-in: without one, a block gets 48 KB in all, its static bytes included.
+int64_t getDynamicSharedOptIn(const KernelMetadata &meta);
+
 /// Parses and validates metadata text. On failure returns
 /// Status::InvalidMetadata and a message naming the offending field.
 Status parseKernelMetadata(const std::string &text, KernelMetadata &meta,
