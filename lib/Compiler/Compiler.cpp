@@ -441,6 +441,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   pipeline.minCtasPerSm = options.minCtasPerSm;
   pipeline.prefetch = options.prefetch;
   pipeline.remat = options.remat > 0 ? 1 : 0;
+  pipeline.sink = options.sink > 0 ? 1 : 0;
   pipeline.copy = options.copy;
   pipeline.stages = options.stages;
   pipeline.sums = options.sums > 0 ? 1 : 0;
@@ -701,6 +702,35 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     CompileOptions packed = options;
     packed.remat = 1;
     FailureOr<Artifacts> retry = compileAndSearch(sourceMgr, bufferId, context, packed);
+    // Packed rows are widened again after the last exchange, all fragments
+    // at once before the stores at the end; finishing and storing each
+    // fragment before the next (sink) can leave fewer registers live
+    // (layernorm_fwd bf16 at 32768: 64 -> 40, three CTAs per SM instead of
+    // two) or spill under a cap that fitted before (rmsnorm_fwd bf16 at
+    // 65536 under 32 registers). Kept where it spills less or fits more
+    // CTAs per SM than the packed rows alone.
+    if (options.sink < 0 && succeeded(retry)) {
+      CompileOptions sunk = packed;
+      sunk.sink = 1;
+      FailureOr<Artifacts> sunkRetry =
+          compileAndSearch(sourceMgr, bufferId, context, sunk);
+      bool fewer = succeeded(sunkRetry) && spills(*sunkRetry) < spills(*retry);
+      bool more = succeeded(sunkRetry) && spills(*sunkRetry) == 0 &&
+                  spills(*retry) == 0 && occupancy(*sunkRetry) > occupancy(*retry);
+      if (fewer || more) {
+        explainRetry(*sunkRetry, "; sink=1",
+                     "; sink=1 (each fragment stored before the next: " +
+                         (fewer ? "ptxas spills " +
+                                      std::to_string(spills(*sunkRetry)) +
+                                      " bytes instead of " +
+                                      std::to_string(spills(*retry))
+                                : std::to_string(occupancy(*sunkRetry)) +
+                                      " CTAs per SM instead of " +
+                                      std::to_string(occupancy(*retry))) +
+                         ")");
+        retry = std::move(sunkRetry);
+      }
+    }
     bool fewerSpills =
         succeeded(retry) && spills(*retry) < spills(artifacts);
     bool moreCtas = succeeded(retry) && spills(*retry) == 0 &&
@@ -964,7 +994,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
     key = key.trim();
     // 0/1 flags.
     if (key == "tuned" || key == "prefetch" || key == "remat" ||
-        key == "early_sums" || key == "exp_ftz" || key == "fma") {
+        key == "sink" || key == "early_sums" || key == "exp_ftz" || key == "fma") {
       StringRef v = value.trim();
       if (v != "0" && v != "1")
         return "config: '" + key.str() + "' takes 0 or 1, got '" + v.str() +
@@ -973,6 +1003,8 @@ std::string parseConfigOverrides(llvm::StringRef text,
         options.useTuned = v == "1";
       else if (key == "remat")
         options.remat = v == "1";
+      else if (key == "sink")
+        options.sink = v == "1";
       else if (key == "early_sums")
         options.earlySums = v == "1";
       else if (key == "exp_ftz")
@@ -1023,7 +1055,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.stages = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, copy, stages, sums, early_sums, exp_ftz, fma";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, sink, copy, stages, sums, early_sums, exp_ftz, fma";
   }
   return "";
 }

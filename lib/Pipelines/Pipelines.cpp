@@ -52,6 +52,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.minCtasPerSm = options.minCtasPerSm;
   config.prefetch = options.prefetch;
   config.remat = options.remat;
+  config.sink = options.sink;
   config.copy = options.copy;
   config.stages = options.stages;
   config.sums = options.sums;
@@ -68,6 +69,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
 
 void buildQuackToGPUPipeline(OpPassManager &pm, const PipelineOptions &) {
   pm.addPass(mlir::quack::createConvertQuackToGPU());
+  pm.addPass(mlir::quack::createQuackSinkToUses());
   pm.addPass(mlir::quack::createQuackVerifyClusterProtocol());
   pm.addPass(mlir::quack::createQuackVerifyStaging());
 }

@@ -51,6 +51,9 @@ struct CompileOptions {
   /// Keep 16-bit rows packed across exchanges (-1: choose by occupancy on
   /// the cluster path).
   int64_t remat = -1;
+  /// Finish and store each fragment of the row after the last exchange
+  /// before the next (-1: choose with remat, by occupancy).
+  int64_t sink = -1;
   /// Matrix inputs through 128-bit loads (0) or bulk copies into shared
   /// memory (1); -1: choose.
   int64_t copy = -1;

@@ -53,6 +53,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("keep 16-bit rows packed across exchanges (0: no, "
                      "1: yes)"),
       llvm::cl::init(0)};
+  Option<int64_t> sink{
+      *this, "sink",
+      llvm::cl::desc("after the last exchange, finish and store each "
+                     "fragment of the row before the next (0: no, 1: yes)"),
+      llvm::cl::init(0)};
   Option<int64_t> copy{
       *this, "copy",
       llvm::cl::desc("matrix inputs through 128-bit loads (0) or bulk copies "

@@ -34,6 +34,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
     entries.push_back(b.getNamedAttr("stages", b.getI64IntegerAttr(stages)));
   if (sharedSums)
     entries.push_back(b.getNamedAttr("sums", b.getStringAttr("shared")));
+  if (sinkTail)
+    entries.push_back(b.getNamedAttr("sink", b.getBoolAttr(true)));
   return b.getDictionaryAttr(entries);
 }
 
@@ -170,7 +172,8 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
     return success();
   };
   if (failed(readFlag("prefetch", config.prefetch)) ||
-      failed(readFlag("remat", config.remat)))
+      failed(readFlag("remat", config.remat)) ||
+      failed(readFlag("sink", config.sinkTail)))
     return failure();
   if (Attribute copy = dict.get("copy")) {
     auto name = dyn_cast<StringAttr>(copy);

@@ -417,6 +417,12 @@ struct QuackSelectConfigPass
     config.remat = remat == 1;
     if (config.remat)
       why << "; remat=1";
+    if (sink < 0 || sink > 1)
+      return kernel.emitOpError("sink must be 0 or 1, got ")
+             << sink.getValue();
+    config.sinkTail = sink == 1;
+    if (config.sinkTail)
+      why << "; sink=1";
     if (config.ctaThreads() > kMaxCtaThreads)
       return kernel.emitOpError("threads_per_row * rows_per_cta = ")
              << config.ctaThreads() << " exceeds " << kMaxCtaThreads;

@@ -45,6 +45,10 @@ struct KernelConfig {
   /// so that fewer registers stay live (more CTAs per SM), at the cost of
   /// the recomputation.
   bool remat = false;
+  /// After the last exchange, finish and store each fragment of the row
+  /// before computing the next (quack-sink-to-uses), so that one
+  /// fragment's f32 values are live at a time rather than all of them.
+  bool sinkTail = false;
   /// How matrix inputs reach the threads.
   ///   Global: each thread loads its vectors with 128-bit ld.global into
   ///     registers.

@@ -54,6 +54,10 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
     Option<"remat", "remat", "int64_t", /*default=*/"0",
            "keep 16-bit rows packed across exchanges, recomputing cheap "
            "values over them (0: no, 1: yes; quackc chooses by occupancy)">,
+    Option<"sink", "sink", "int64_t", /*default=*/"0",
+           "after the last exchange, finish and store each fragment of the "
+           "row before the next (0: no, 1: yes; quackc chooses by "
+           "occupancy)">,
     Option<"copy", "copy", "int64_t", /*default=*/"-1",
            "how matrix inputs reach the threads (-1: choose, 0: 128-bit "
            "ld.global into registers, 1: cp.async.bulk into shared memory, "
@@ -242,6 +246,48 @@ def QuackScheduleLoads : Pass<"quack-schedule-loads", "::mlir::ModuleOp"> {
     ```
     becomes a kernel that loads `%t` first and `%w` after `%s`, right before
     its first use.
+  }];
+}
+
+def QuackSinkToUses : Pass<"quack-sink-to-uses", "::mlir::ModuleOp"> {
+  let summary = "after a kernel's last exchange, computes and stores the "
+                "fragments of a row one after another";
+  let description = [{
+    The lowering to threads emits each operation of a description for all of
+    a thread's fragments before the next operation, so that after the last
+    exchange every fragment's f32 values are live at once until the stores
+    at the end. In kernels whose config asks for it (`sink = true` in
+    `quack.config`; quackc tries it on kernels that keep 16-bit rows packed
+    across exchanges and keeps it where it fits more CTAs per SM), this
+    pass moves each operation without memory effects and each register
+    load of global memory in the part of a block after its last other
+    operation with effects (an exchange, a barrier, a wait) to just before
+    its first user, from the last such operation up; operations without
+    memory effects before that point move to their first user too, across
+    the exchange or the barrier in between (cross-entropy's gradient,
+    computed before the barrier that lets it overwrite the gathered
+    logits). Each fragment's chain then ends at its store before the next
+    one starts.
+
+    A load may move past stores to global memory: an output element is
+    written by the thread and fragment that read the inputs at that
+    element, so a store of another fragment never writes what the load
+    reads (outputs that alias inputs, such as a gradient over the logits,
+    alias element for element; gathers are ordered before the first store
+    by a barrier). Loads of shared memory stay where they are.
+
+    ```mlir
+    %a0 = arith.mulf %x0, %r : vector<8xf32>
+    %a1 = arith.mulf %x1, %r : vector<8xf32>
+    %t0 = arith.truncf %a0 : vector<8xf32> to vector<8xbf16>
+    %t1 = arith.truncf %a1 : vector<8xf32> to vector<8xbf16>
+    quack.copy <vector> %t0, %p0 ...
+    quack.copy <vector> %t1, %p1 ...
+    ```
+    becomes `%a0, %t0`, the first store, `%a1, %t1`, the second. (A
+    layernorm forward over 32768 bf16 elements on a cluster of two CTAs
+    of 512 threads, with packed rows: 64 registers before, 40 after, so
+    three CTAs share an SM instead of two.)
   }];
 }
 
