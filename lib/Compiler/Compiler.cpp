@@ -702,35 +702,12 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     CompileOptions packed = options;
     packed.remat = 1;
     FailureOr<Artifacts> retry = compileAndSearch(sourceMgr, bufferId, context, packed);
-    // Packed rows are widened again after the last exchange, all fragments
-    // at once before the stores at the end; finishing and storing each
-    // fragment before the next (sink) can leave fewer registers live
-    // (layernorm_fwd bf16 at 32768: 64 -> 40, three CTAs per SM instead of
-    // two) or spill under a cap that fitted before (rmsnorm_fwd bf16 at
-    // 65536 under 32 registers). Kept where it spills less or fits more
-    // CTAs per SM than the packed rows alone.
-    if (options.sink < 0 && succeeded(retry)) {
-      CompileOptions sunk = packed;
-      sunk.sink = 1;
-      FailureOr<Artifacts> sunkRetry =
-          compileAndSearch(sourceMgr, bufferId, context, sunk);
-      bool fewer = succeeded(sunkRetry) && spills(*sunkRetry) < spills(*retry);
-      bool more = succeeded(sunkRetry) && spills(*sunkRetry) == 0 &&
-                  spills(*retry) == 0 && occupancy(*sunkRetry) > occupancy(*retry);
-      if (fewer || more) {
-        explainRetry(*sunkRetry, "; sink=1",
-                     "; sink=1 (each fragment stored before the next: " +
-                         (fewer ? "ptxas spills " +
-                                      std::to_string(spills(*sunkRetry)) +
-                                      " bytes instead of " +
-                                      std::to_string(spills(*retry))
-                                : std::to_string(occupancy(*sunkRetry)) +
-                                      " CTAs per SM instead of " +
-                                      std::to_string(occupancy(*retry))) +
-                         ")");
-        retry = std::move(sunkRetry);
-      }
-    }
+    // Finishing and storing each fragment before the next after the last
+    // exchange (sink=1) leaves fewer registers live in some kernels
+    // (layernorm_fwd bf16 at 32768: 64 -> 40 with packed rows) and spills
+    // in others under a cap that fitted before (rmsnorm_fwd bf16 at 65536
+    // under 32). It is not tried here until it has been timed on the GPU:
+    // only --config=sink=1 turns it on.
     bool fewerSpills =
         succeeded(retry) && spills(*retry) < spills(artifacts);
     bool moreCtas = succeeded(retry) && spills(*retry) == 0 &&

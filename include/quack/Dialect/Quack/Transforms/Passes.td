@@ -56,8 +56,7 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
            "values over them (0: no, 1: yes; quackc chooses by occupancy)">,
     Option<"sink", "sink", "int64_t", /*default=*/"0",
            "after the last exchange, finish and store each fragment of the "
-           "row before the next (0: no, 1: yes; quackc chooses by "
-           "occupancy)">,
+           "row before the next (0: no, 1: yes)">,
     Option<"copy", "copy", "int64_t", /*default=*/"-1",
            "how matrix inputs reach the threads (-1: choose, 0: 128-bit "
            "ld.global into registers, 1: cp.async.bulk into shared memory, "
@@ -257,8 +256,8 @@ def QuackSinkToUses : Pass<"quack-sink-to-uses", "::mlir::ModuleOp"> {
     a thread's fragments before the next operation, so that after the last
     exchange every fragment's f32 values are live at once until the stores
     at the end. In kernels whose config asks for it (`sink = true` in
-    `quack.config`; quackc tries it on kernels that keep 16-bit rows packed
-    across exchanges and keeps it where it fits more CTAs per SM), this
+    `quack.config`, from `--config=sink=1`; config selection does not
+    choose it on its own yet), this
     pass moves each operation without memory effects and each register
     load of global memory in the part of a block after its last other
     operation with effects (an exchange, a barrier, a wait) to just before
