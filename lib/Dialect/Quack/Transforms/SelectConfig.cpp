@@ -411,18 +411,20 @@ struct QuackSelectConfigPass
              << " sum(s) of " << config.ctaThreads() * config.vectorsPerThread *
                                     config.vector
              << " columns); at most " << kMaxBulkSharedBytes;
-    if (remat < 0 || remat > 1)
-      return kernel.emitOpError("remat must be 0 or 1, got ")
-             << remat.getValue();
-    config.remat = remat == 1;
-    if (config.remat)
-      why << "; remat=1";
-    if (sink < 0 || sink > 1)
-      return kernel.emitOpError("sink must be 0 or 1, got ")
-             << sink.getValue();
-    config.sinkTail = sink == 1;
-    if (config.sinkTail)
-      why << "; sink=1";
+    // Forced 0/1 knobs without a model of their own.
+    auto readSwitch = [&](StringRef name, int64_t value,
+                          bool &field) -> LogicalResult {
+      if (value < 0 || value > 1)
+        return kernel.emitOpError() << name << " must be 0 or 1, got "
+                                    << value;
+      field = value == 1;
+      if (field)
+        why << "; " << name << "=1";
+      return success();
+    };
+    if (failed(readSwitch("remat", remat, config.remat)) ||
+        failed(readSwitch("sink", sink, config.sinkTail)))
+      return failure();
     if (config.ctaThreads() > kMaxCtaThreads)
       return kernel.emitOpError("threads_per_row * rows_per_cta = ")
              << config.ctaThreads() << " exceeds " << kMaxCtaThreads;
