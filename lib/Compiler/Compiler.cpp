@@ -702,12 +702,43 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     CompileOptions packed = options;
     packed.remat = 1;
     FailureOr<Artifacts> retry = compileAndSearch(sourceMgr, bufferId, context, packed);
-    // Finishing and storing each fragment before the next after the last
-    // exchange (sink=1) leaves fewer registers live in some kernels
-    // (layernorm_fwd bf16 at 32768: 64 -> 40 with packed rows) and spills
-    // in others under a cap that fitted before (rmsnorm_fwd bf16 at 65536
-    // under 32). It is not tried here until it has been timed on the GPU:
-    // only --config=sink=1 turns it on.
+    // Packed rows are widened again after the last exchange, all fragments
+    // at once before the stores at the end; finishing and storing each
+    // fragment before the next (sink) leaves fewer registers live
+    // (layernorm_fwd bf16 at 32768: 64 -> 40, three CTAs per SM instead of
+    // two) but issues the loads it moves (w, b) later. Tried on cluster
+    // kernels without sums over rows whose packed rows leave at most half
+    // of the SM's threads resident, and kept where it spills less or fits
+    // more CTAs per SM: there it gained up to 13.6% on an H100
+    // (layernorm_fwd and cross_entropy_fwd_bwd at 262144); on kernels with
+    // sums over rows it lost up to 9.4% (layernorm_bwd at 1024), and where
+    // three quarters of the threads were resident already, 0.4%
+    // (softmax_bwd at 16384) (BENCHMARKS.md, 2026-12-06).
+    bool sunk = false;
+    if (options.sink < 0 && succeeded(retry) && clusterRows &&
+        occupancy(*retry) * threads <= kMaxThreadsPerSm / 2) {
+      CompileOptions sinking = packed;
+      sinking.sink = 1;
+      FailureOr<Artifacts> sunkRetry =
+          compileAndSearch(sourceMgr, bufferId, context, sinking);
+      bool fewer = succeeded(sunkRetry) && spills(*sunkRetry) < spills(*retry);
+      bool more = succeeded(sunkRetry) && spills(*sunkRetry) == 0 &&
+                  spills(*retry) == 0 && occupancy(*sunkRetry) > occupancy(*retry);
+      if (fewer || more) {
+        explainRetry(*sunkRetry, "; sink=1",
+                     "; sink=1 (each fragment stored before the next: " +
+                         (fewer ? "ptxas spills " +
+                                      std::to_string(spills(*sunkRetry)) +
+                                      " bytes instead of " +
+                                      std::to_string(spills(*retry))
+                                : std::to_string(occupancy(*sunkRetry)) +
+                                      " CTAs per SM instead of " +
+                                      std::to_string(occupancy(*retry))) +
+                         ")");
+        retry = std::move(sunkRetry);
+        sunk = true;
+      }
+    }
     bool fewerSpills =
         succeeded(retry) && spills(*retry) < spills(artifacts);
     bool moreCtas = succeeded(retry) && spills(*retry) == 0 &&
@@ -715,7 +746,8 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
                     occupancy(*retry) > occupancy(artifacts);
     if (fewerSpills || moreCtas) {
       std::string why =
-          " (16-bit rows kept packed across exchanges: " +
+          std::string(" (16-bit rows kept packed across exchanges") +
+          (sunk ? ", with sink=1: " : ": ") +
           (fewerSpills ? "ptxas spills " + std::to_string(spills(*retry)) +
                              " bytes instead of " +
                              std::to_string(spills(artifacts))

@@ -52,7 +52,7 @@ struct CompileOptions {
   /// the cluster path).
   int64_t remat = -1;
   /// Finish and store each fragment of the row after the last exchange
-  /// before the next (1); -1 and 0: not (only forced, for now).
+  /// before the next (1; -1: choose by occupancy on the cluster path).
   int64_t sink = -1;
   /// Matrix inputs through 128-bit loads (0) or bulk copies into shared
   /// memory (1); -1: choose.

@@ -256,8 +256,9 @@ def QuackSinkToUses : Pass<"quack-sink-to-uses", "::mlir::ModuleOp"> {
     a thread's fragments before the next operation, so that after the last
     exchange every fragment's f32 values are live at once until the stores
     at the end. In kernels whose config asks for it (`sink = true` in
-    `quack.config`, from `--config=sink=1`; config selection does not
-    choose it on its own yet), this
+    `quack.config`: quackc tries it on cluster kernels with packed 16-bit
+    rows and keeps it where ptxas fits more CTAs per SM, or
+    `--config=sink=1`), this
     pass moves each operation without memory effects and each register
     load of global memory in the part of a block after its last other
     operation with effects (an exchange, a barrier, a wait) to just before
