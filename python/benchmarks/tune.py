@@ -250,6 +250,18 @@ def case(kernel, t, m, n):
                      "argmax, rmsnorm_bwd, layernorm_bwd")
 
 
+def check_rows(args, m, ends=512):
+    """`args` cut to their first and last `ends` rows (every tensor whose
+    first dimension is the M rows): the float64 reference of a whole
+    8192 x 262144 input would take more memory than an 80 GB card has, and
+    each row's result depends on that row alone."""
+    if m <= 2 * ends:
+        return args
+    idx = torch.cat([torch.arange(ends), torch.arange(m - ends, m)]).cuda()
+    return tuple(a[idx] if torch.is_tensor(a) and a.dim() >= 1 and
+                 a.shape[0] == m else a for a in args)
+
+
 def root_kernels(root):
     """{(kernel, T, N)} that the bundle root `root` holds (its index files)."""
     old = os.environ.get("QUACK_MLIR_BUNDLE")
@@ -366,7 +378,11 @@ def main():
                 except Exception as e:  # a config this N cannot use
                     rows.append((label, None, str(e).splitlines()[0]))
                     continue
-                out, ref = check(*sets[0])
+                # The backward norms' check runs the op itself and covers
+                # its first rows only.
+                whole = kernel in ("rmsnorm_bwd", "layernorm_bwd")
+                out, ref = check(*(sets[0] if whole else
+                                   check_rows(sets[0], m)))
                 err = ((out - ref).norm() / ref.norm()).item()
                 if not err < 2e-2:
                     rows.append((label, None, f"wrong: rel err {err:.2e}"))
