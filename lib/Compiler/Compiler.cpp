@@ -698,6 +698,21 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
       break;
     }
   }
+  // Why `retry` is better than `base` (it spills less, or it spills
+  // neither and fits more CTAs per SM), or nothing where it is not.
+  auto gain = [&](const FailureOr<Artifacts> &retry,
+                  const Artifacts &base) -> std::optional<std::string> {
+    if (failed(retry))
+      return std::nullopt;
+    if (spills(*retry) < spills(base))
+      return "ptxas spills " + std::to_string(spills(*retry)) +
+             " bytes instead of " + std::to_string(spills(base));
+    if (spills(*retry) == 0 && spills(base) == 0 &&
+        occupancy(*retry) > occupancy(base))
+      return std::to_string(occupancy(*retry)) + " CTAs per SM instead of " +
+             std::to_string(occupancy(base));
+    return std::nullopt;
+  };
   if (options.remat < 0 && narrowInputs(artifacts)) {
     CompileOptions packed = options;
     packed.remat = 1;
@@ -721,41 +736,19 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
       sinking.sink = 1;
       FailureOr<Artifacts> sunkRetry =
           compileAndSearch(sourceMgr, bufferId, context, sinking);
-      bool fewer = succeeded(sunkRetry) && spills(*sunkRetry) < spills(*retry);
-      bool more = succeeded(sunkRetry) && spills(*sunkRetry) == 0 &&
-                  spills(*retry) == 0 && occupancy(*sunkRetry) > occupancy(*retry);
-      if (fewer || more) {
+      if (std::optional<std::string> why = gain(sunkRetry, *retry)) {
         explainRetry(*sunkRetry, "; sink=1",
                      "; sink=1 (each fragment stored before the next: " +
-                         (fewer ? "ptxas spills " +
-                                      std::to_string(spills(*sunkRetry)) +
-                                      " bytes instead of " +
-                                      std::to_string(spills(*retry))
-                                : std::to_string(occupancy(*sunkRetry)) +
-                                      " CTAs per SM instead of " +
-                                      std::to_string(occupancy(*retry))) +
-                         ")");
+                         *why + ")");
         retry = std::move(sunkRetry);
         sunk = true;
       }
     }
-    bool fewerSpills =
-        succeeded(retry) && spills(*retry) < spills(artifacts);
-    bool moreCtas = succeeded(retry) && spills(*retry) == 0 &&
-                    spills(artifacts) == 0 &&
-                    occupancy(*retry) > occupancy(artifacts);
-    if (fewerSpills || moreCtas) {
-      std::string why =
-          std::string(" (16-bit rows kept packed across exchanges") +
-          (sunk ? ", with sink=1: " : ": ") +
-          (fewerSpills ? "ptxas spills " + std::to_string(spills(*retry)) +
-                             " bytes instead of " +
-                             std::to_string(spills(artifacts))
-                       : std::to_string(occupancy(*retry)) +
-                             " CTAs per SM instead of " +
-                             std::to_string(occupancy(artifacts))) +
-          ")";
-      explainRetry(*retry, "; remat=1", "; remat=1" + why);
+    if (std::optional<std::string> why = gain(retry, artifacts)) {
+      explainRetry(*retry, "; remat=1",
+                   std::string("; remat=1 (16-bit rows kept packed across "
+                               "exchanges") +
+                       (sunk ? ", with sink=1: " : ": ") + *why + ")");
       return retry;
     }
   }
