@@ -28,6 +28,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 
 using namespace mlir;
@@ -141,8 +142,7 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
     if (auto prefetch = config.getAs<BoolAttr>("prefetch"))
       md.prefetch = prefetch.getValue();
     md.stages = get("stages");
-    if (auto sums = config.getAs<StringAttr>("sums"))
-      md.sharedSums = sums.getValue() == "shared";
+    md.sharedSums = get("shared_sums");
     if (auto n = func->getAttrOfType<IntegerAttr>("quack.row_length"))
       md.rowLength = n.getInt();
     md.persistent = func->hasAttr("quack.persistent");
@@ -296,8 +296,14 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
       j.attribute("prefetch", prefetch);
       if (stages > 0)
         j.attribute("stages", stages);
-      if (!finishSymbol.empty())
-        j.attribute("sums", sharedSums ? "shared" : "registers");
+      if (!finishSymbol.empty()) {
+        int64_t numSums = finishOutputs.size();
+        j.attribute("sums", sharedSums == 0          ? "registers"
+                            : sharedSums >= numSums ? "shared"
+                                                    : "split");
+        if (sharedSums > 0)
+          j.attribute("shared_sums", std::min(sharedSums, numSums));
+      }
     });
     j.attributeObject("resources", [&] {
       j.attribute("registers", resources.registers);
@@ -444,7 +450,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   pipeline.sink = options.sink > 0 ? 1 : 0;
   pipeline.copy = options.copy;
   pipeline.stages = options.stages;
-  pipeline.sums = options.sums > 0 ? 1 : 0;
+  pipeline.sums = std::max<int64_t>(options.sums, 0);
   pipeline.earlySums = options.earlySums > 0;
   pipeline.expFtz = options.expFtz != 0;
   pipeline.useTuned = options.useTuned;
@@ -794,30 +800,65 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     }
   }
   // Sums over rows keep a register per column a thread owns and sum,
-  // beside the row: where that still spills, keep the partial sums in
-  // shared memory instead (sums=shared; with bulk copies, if buffers and
-  // sums do not fit together, the row comes through registers) if it
-  // spills less. Where registers suffice they stay: on the H200, shared
-  // sums lost 3-8% to them (layernorm_bwd bf16 at 16384-131072) and gained
-  // 14% where they spilled (layernorm_bwd f32 at 262144; BENCHMARKS.md,
-  // 2026-12-04, thirteenth run).
-  bool sumsOverRows = llvm::any_of(artifacts->kernels, [](const auto &k) {
-    return !k.finishSymbol.empty();
-  });
+  // beside the row: where that still spills, keep the partial sums of the
+  // last K sums over rows in shared memory instead, for the fewest K that
+  // does not spill (else the K that spills least, if it spills less; with
+  // bulk copies, if buffers and sums do not fit together, the loop drops
+  // its prefetch, then the row comes through registers). Where registers
+  // suffice they stay: on the H200, shared sums lost 3-8% to them
+  // (layernorm_bwd bf16 at 16384-131072) and gained 14% where they spilled
+  // (layernorm_bwd f32 at 262144; BENCHMARKS.md, 2026-12-04, thirteenth
+  // run). Fewer shared sums leave room for a second bulk-copy buffer:
+  // layernorm_bwd bf16 at 262144 keeps db's partials in shared memory and
+  // dw's in registers, and its loop prefetches.
+  int64_t numSums = 0;
+  for (const KernelMetadata &k : artifacts->kernels)
+    if (!k.finishSymbol.empty())
+      numSums = std::max<int64_t>(numSums, k.finishOutputs.size());
+  bool sumsOverRows = numSums > 0;
   CompileOptions chosen = options;
-  std::string sharedWhy; // why the sums went to shared memory, if they did
+  // Why the sums went to shared memory, if they did, and the reason text
+  // that config selection gives the forced knob.
+  std::string sharedWhy, sharedForced;
   if (sumsOverRows && options.sums < 0 && spills(*artifacts) > 0) {
-    CompileOptions shared = options;
-    shared.sums = 1;
-    FailureOr<Artifacts> retry =
-        compileAndSearch(sourceMgr, bufferId, context, shared);
-    if (succeeded(retry) && spills(*retry) < spills(*artifacts)) {
-      sharedWhy = "; sums=shared (with the partial sums in registers, "
-                  "ptxas spilled " +
-                  std::to_string(spills(*artifacts)) + " bytes)";
-      explainRetry(*retry, "; sums=shared (forced)", sharedWhy);
-      artifacts = std::move(retry);
-      chosen = shared;
+    std::optional<Artifacts> best;
+    CompileOptions bestOptions = options;
+    for (int64_t count = 1; count <= numSums; ++count) {
+      CompileOptions shared = options;
+      shared.sums = count == numSums ? CompileOptions::kAllSums : count;
+      FailureOr<Artifacts> retry =
+          compileAndSearch(sourceMgr, bufferId, context, shared);
+      if (failed(retry) ||
+          spills(*retry) >= (best ? spills(*best) : spills(*artifacts)))
+        continue;
+      best = std::move(*retry);
+      bestOptions = shared;
+      if (spills(*best) == 0)
+        break;
+    }
+    if (best) {
+      std::string spilled = "ptxas spilled " +
+                            std::to_string(spills(*artifacts)) + " bytes";
+      int64_t count = std::min(bestOptions.sums, numSums);
+      if (count == numSums) {
+        sharedWhy = "; sums=shared (with the partial sums in registers, " +
+                    spilled + ")";
+        sharedForced = "; sums=shared (forced)";
+      } else {
+        sharedWhy = "; sums=" + std::to_string(count) + " (the last " +
+                    std::to_string(count) + " of " +
+                    std::to_string(numSums) +
+                    " sums over rows in shared memory; with every sum's "
+                    "partials in registers, " +
+                    spilled + ")";
+        sharedForced = "; sums=" + std::to_string(count) +
+                       " (forced: the last " + std::to_string(count) +
+                       " of " + std::to_string(numSums) +
+                       " sums over rows in shared memory)";
+      }
+      explainRetry(*best, sharedForced, sharedWhy);
+      artifacts = std::move(*best);
+      chosen = bestOptions;
     }
   }
   // Then accumulate the sums over rows before the exchange, so that only
@@ -835,10 +876,31 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
         compileAndSearch(sourceMgr, bufferId, context, early);
     if (succeeded(retry) && spills(*retry) < spills(*artifacts)) {
       if (!sharedWhy.empty())
-        explainRetry(*retry, "; sums=shared (forced)", sharedWhy);
+        explainRetry(*retry, sharedForced, sharedWhy);
       explainRetry(*retry, "; early_sums=1 (forced)",
                    "; early_sums=1 (with the sums over rows after the "
                    "exchange, ptxas spilled " +
+                       std::to_string(spills(*artifacts)) + " bytes)");
+      artifacts = std::move(retry);
+    }
+  }
+  // Config selection reads the rows with 128-bit loads where the loop it
+  // would prefetch with bulk copies does not fit in shared memory; where
+  // those loads spill, keep the single bulk-copy buffer if it spills less
+  // (rmsnorm_bwd with a residual input in f32 at 262144: 16 bytes spilled
+  // with 128-bit loads, none through the buffer).
+  bool droppedBulk = llvm::any_of(artifacts->kernels, [](const auto &k) {
+    return k.configReason.find(mlir::quack::kBulkWithoutPrefetchNote) !=
+           std::string::npos;
+  });
+  if (droppedBulk && options.copy < 0 && spills(*artifacts) > 0) {
+    CompileOptions bulk = options;
+    bulk.copy = static_cast<int64_t>(mlir::quack::KernelConfig::Copy::Bulk);
+    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, bulk);
+    if (succeeded(retry) && spills(*retry) < spills(*artifacts)) {
+      explainRetry(*retry, "; copy=bulk (forced)",
+                   "; copy=bulk (with 128-bit loads where the loop could "
+                   "not prefetch, ptxas spilled " +
                        std::to_string(spills(*artifacts)) + " bytes)");
       artifacts = std::move(retry);
     }
@@ -1019,11 +1081,18 @@ std::string parseConfigOverrides(llvm::StringRef text,
     }
     if (key == "sums") {
       StringRef v = value.trim();
-      if (v != "shared" && v != "registers")
-        return "config: 'sums' takes registers or shared (the partial sums "
-               "over rows of kernels with sum_rows), got '" +
+      int64_t count = 0;
+      if (v == "shared")
+        options.sums = CompileOptions::kAllSums;
+      else if (v == "registers")
+        options.sums = 0;
+      else if (!v.getAsInteger(10, count) && count >= 1 && count <= 64)
+        options.sums = count;
+      else
+        return "config: 'sums' takes registers, shared, or a count K of "
+               "sums over rows (the last K) whose partial sums go to "
+               "shared memory, got '" +
                v.str() + "'";
-      options.sums = v == "shared";
       continue;
     }
     if (key == "copy") {

@@ -59,9 +59,11 @@ struct CompileOptions {
   int64_t copy = -1;
   /// Buffers of a prefetching loop with bulk copies (0: choose).
   int64_t stages = 0;
-  /// Partial sums over rows in registers (0) or shared memory (1); -1:
-  /// registers unless they spill.
+  /// Partial sums over rows in registers (0), or in shared memory for the
+  /// last K sums over rows (K; kAllSums: every one); -1: registers unless
+  /// they spill.
   int64_t sums = -1;
+  static constexpr int64_t kAllSums = 1 << 20;
   /// Accumulate sums over rows before the reductions they do not depend on
   /// (1) or where the description puts them (0); -1: where the description
   /// puts them unless the kernel spills.
@@ -98,8 +100,9 @@ struct KernelMetadata {
   /// into how many shared-memory buffers (0 where it copies none ahead).
   bool prefetch = false;
   int64_t stages = 0;
-  /// Kernels with sums over rows: partial sums in shared memory.
-  bool sharedSums = false;
+  /// Kernels with sums over rows: how many of them (the last ones) keep
+  /// their partial sums in shared memory (finishOutputs has one per sum).
+  int64_t sharedSums = 0;
   /// Tensor copies: one recipe per tensor map the runtime encodes at each
   /// launch and appends to the parameters (JSON array text; empty: none).
   std::string tensorMapsJson;

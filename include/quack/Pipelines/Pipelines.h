@@ -65,8 +65,8 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(-1)};
   Option<int64_t> sums{
       *this, "sums",
-      llvm::cl::desc("partial sums over rows in registers (0) or shared "
-                     "memory (1)"),
+      llvm::cl::desc("partial sums over rows in registers (0), or in shared "
+                     "memory for the last K sums over rows (K)"),
       llvm::cl::init(0)};
   Option<bool> earlySums{
       *this, "early-sums",

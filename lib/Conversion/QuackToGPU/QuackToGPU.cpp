@@ -353,11 +353,17 @@ private:
   scf::ForOp rowLoop;
   /// Partial sums, [sum][vector], as the loop body sees and updates them.
   SmallVector<Value> partials;
-  /// config.sharedSums: the partial sums live in this thread's slots of
-  /// dynamic shared memory from byte sumsOffset on, in chunks of sumChunk
-  /// f32 (at most 16 bytes); a chunk's slots of consecutive threads are
-  /// consecutive, so that a warp's accesses hit distinct banks.
+  /// config.sharedSums: the partial sums of rowSums[firstSharedSum] on
+  /// live in this thread's slots of dynamic shared memory from byte
+  /// sumsOffset on, in chunks of sumChunk f32 (at most 16 bytes); a chunk's
+  /// slots of consecutive threads are consecutive, so that a warp's
+  /// accesses hit distinct banks. The earlier sums' partials are carried
+  /// by the row loop, in registers.
   bool sharedSums = false;
+  int64_t firstSharedSum = 0;
+  bool inSharedMemory(int64_t sum) const {
+    return sharedSums && sum >= firstSharedSum;
+  }
   /// With several rows per CTA (CTA-level path, partial sums in
   /// registers): the CTA's rows add their partials in shared memory
   /// (rowSumsGlobal, rowsPerCta x rowSumColumns f32, one sum at a time)
@@ -375,7 +381,7 @@ private:
   int64_t sumsOffset = 0;
   int64_t sumChunk = 1;
   /// The address of this thread's slot of chunk `c` of vector `k` of sum
-  /// `j`.
+  /// `j` (one of the sums in shared memory).
   Value sumSlot(int64_t j, int64_t k, int64_t c);
   /// Chunk `c` of a fragment of f32.
   Value sumChunkOf(Value fragment, int64_t c);
@@ -759,13 +765,13 @@ LogicalResult RowKernelLowering::beginRowLoop() {
         b, loc,
         DenseElementsAttr::get(VectorType::get({sumChunk}, b.getF32Type()),
                                0.0f));
-    for (size_t j = 0; j < rowSums.size(); ++j)
+    for (size_t j = firstSharedSum; j < rowSums.size(); ++j)
       for (int64_t k = 0; k < config.vectorsPerThread; ++k)
         for (int64_t c = 0; c < config.vector / sumChunk; ++c)
           predicatedStore(Value(), zeroChunk, sumSlot(j, k, c), 4 * sumChunk);
-  } else {
-    inits.assign(rowSums.size() * config.vectorsPerThread, zero);
   }
+  // The sums before firstSharedSum (all of them without shared sums).
+  inits.assign(firstSharedSum * config.vectorsPerThread, zero);
   size_t numPartials = inits.size();
   if (!prefetchedLoads.empty()) {
     // The first row group's inputs, loaded before the loop.
@@ -931,7 +937,7 @@ void RowKernelLowering::endRowLoop() {
     Value base = arith::MulIOp::create(b, loc, index, constI64(rowLength));
     for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
       Value offset = arith::AddIOp::create(b, loc, base, vectorColumn(k));
-      if (!sharedSums) {
+      if (!inSharedMemory(j)) {
         Value address = LLVM::GEPOp::create(b, loc, workspace.getType(), f32,
                                             workspace, ValueRange{offset});
         predicatedStore(vectorInBounds(k),
@@ -1165,7 +1171,7 @@ LogicalResult RowKernelLowering::lowerSumRows(SumRowsOp op) {
   for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
     Value term =
         arith::SelectOp::create(b, loc, rowValid, (*frags)[k], zero);
-    if (!sharedSums) {
+    if (!inSharedMemory(j)) {
       Value &acc = partials[j * config.vectorsPerThread + k];
       acc = arith::AddFOp::create(b, loc, acc, term);
       continue;
@@ -1236,6 +1242,11 @@ LogicalResult RowKernelLowering::allocateBulkBuffers() {
   if (sharedSums) {
     sumsOffset = llvm::alignTo(bytes, 128);
     bytes = sumsOffset + config.sharedSumBytes(rowSums.size());
+    assert(config.sharedSumBytes(rowSums.size()) ==
+               static_cast<int64_t>(rowSums.size() - firstSharedSum) *
+                   config.ctaThreads() * config.vectorsPerThread *
+                   config.vector * 4 &&
+           "shared sums and their slots disagree");
   }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(gpuModule.getBody());
@@ -1288,7 +1299,8 @@ Value RowKernelLowering::sumSlot(int64_t j, int64_t k, int64_t c) {
   const int64_t chunks = config.vector / sumChunk;
   const int64_t chunkBytes = 4 * sumChunk;
   const int64_t slot =
-      ((j * config.vectorsPerThread + k) * chunks + c) * config.ctaThreads();
+      (((j - firstSharedSum) * config.vectorsPerThread + k) * chunks + c) *
+      config.ctaThreads();
   Value thread = arith::MulIOp::create(
       b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), tid),
       constI64(chunkBytes));
@@ -2423,7 +2435,9 @@ LogicalResult RowKernelLowering::run() {
     return failure();
   rowSums = llvm::to_vector(kernel.getBody().front().getOps<SumRowsOp>());
   looping = !rowSums.empty() || config.prefetch;
-  sharedSums = config.sharedSums && !rowSums.empty();
+  firstSharedSum = static_cast<int64_t>(rowSums.size()) -
+                   config.sharedSumCount(rowSums.size());
+  sharedSums = firstSharedSum < static_cast<int64_t>(rowSums.size());
   sumChunk = std::min<int64_t>(4, config.vector);
   buildSignature();
   if (failed(allocateSharedMemory()))

@@ -28,8 +28,8 @@ quack.kernel @int_sink(%x: memref<?x8xf32>) attributes {quack.config = {alignmen
 
 // -----
 
-// expected-error @+1 {{'quack.config' needs 'sums' = "shared" or "registers"}}
-quack.kernel @bad_sums(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, rows_per_cta = 1, sums = "smem", threads_per_row = 2, vector = 4, vectors_per_thread = 1}} {
+// expected-error @+1 {{'quack.config' needs a positive integer 'shared_sums'}}
+quack.kernel @bad_sums(%x: memref<?x8xf32>) attributes {quack.config = {alignment = 16, rows_per_cta = 1, shared_sums = -1, threads_per_row = 2, vector = 4, vectors_per_thread = 1}} {
   quack.return
 }
 

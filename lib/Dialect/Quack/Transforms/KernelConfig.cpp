@@ -32,8 +32,9 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   // Written only where it matters, so that other configs read as before.
   if (staged() && prefetch)
     entries.push_back(b.getNamedAttr("stages", b.getI64IntegerAttr(stages)));
-  if (sharedSums)
-    entries.push_back(b.getNamedAttr("sums", b.getStringAttr("shared")));
+  if (sharedSums > 0)
+    entries.push_back(
+        b.getNamedAttr("shared_sums", b.getI64IntegerAttr(sharedSums)));
   if (sinkTail)
     entries.push_back(b.getNamedAttr("sink", b.getBoolAttr(true)));
   return b.getDictionaryAttr(entries);
@@ -186,14 +187,10 @@ FailureOr<KernelConfig> KernelConfig::fromKernel(KernelOp kernel) {
              << "' needs 'copy' = \"global\", \"bulk\" or \"tensor\"";
     config.copy = *path;
   }
-  if (Attribute sums = dict.get("sums")) {
-    auto name = dyn_cast<StringAttr>(sums);
-    if (!name || (name.getValue() != "shared" && name.getValue() != "registers"))
-      return kernel.emitOpError("'")
-             << kConfigAttrName
-             << "' needs 'sums' = \"shared\" or \"registers\"";
-    config.sharedSums = name.getValue() == "shared";
-  }
+  // Written only where some sums over rows keep their partials in shared
+  // memory.
+  if (dict.get("shared_sums") && failed(read("shared_sums", config.sharedSums)))
+    return failure();
   if (dict.get("stages")) {
     if (failed(read("stages", config.stages)))
       return failure();

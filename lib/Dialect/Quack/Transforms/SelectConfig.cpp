@@ -251,6 +251,19 @@ struct QuackSelectConfigPass
       if (minCtasPerSm > 0)
         why << "; min_ctas_per_sm=" << minCtasPerSm.getValue() << " (forced)";
     }
+    // Partial sums over rows in shared memory (forced, or quackc's retry
+    // where registers spill): the last config.sharedSums of them.
+    const int64_t numSums = sums;
+    const int64_t sumsOption = this->sums;
+    if (sumsOption < 0)
+      return kernel.emitOpError("sums must be 0 (partial sums in registers) "
+                                "or the number of sums over rows whose "
+                                "partials go to shared memory, got ")
+             << sumsOption;
+    if (sumsOption > 0 && numSums == 0)
+      return kernel.emitOpError("sums=shared needs a kernel with sums over "
+                                "rows (sum_rows)");
+    config.sharedSums = std::min(sumsOption, numSums);
     // Kernels with sums over rows loop over row groups on a persistent grid;
     // on the cluster path, where such a CTA is alone on its SM, the loop
     // loads the next group while the current one is exchanged between CTAs
@@ -264,9 +277,11 @@ struct QuackSelectConfigPass
     bool persistent = !body.getOps<SumRowsOp>().empty();
     int64_t values = config.vectorsPerThread * config.vector;
     int64_t rowSums = llvm::range_size(body.getOps<SumRowsOp>());
-    // Registers the loop carries: partial sums, per-row scalars, and the
-    // matrix rows unless bulk copies prefetch those into shared memory.
-    int64_t carriedBySums = values * rowSums, carriedByRows = 0;
+    // Registers the loop carries: partial sums (those not in shared
+    // memory), per-row scalars, and the matrix rows unless bulk copies
+    // prefetch those into shared memory.
+    int64_t carriedBySums = values * (rowSums - config.sharedSums),
+            carriedByRows = 0;
     for (LoadOp load : body.getOps<LoadOp>()) {
       ArgKind kind = classifyArgType(load.getSource().getType());
       if (kind == ArgKind::PerRow)
@@ -350,18 +365,12 @@ struct QuackSelectConfigPass
       config.stages = tuned->stages;
       why << "; prefetch=1 stages=" << config.stages << " (tuned)";
     }
-    const int64_t numSums = sums;
-    const int64_t sumsOption = this->sums;
-    if (sumsOption < 0 || sumsOption > 1)
-      return kernel.emitOpError("sums must be 0 (registers) or 1 (shared), "
-                                "got ")
-             << sumsOption;
-    if (sumsOption == 1 && numSums == 0)
-      return kernel.emitOpError("sums=shared needs a kernel with sums over "
-                                "rows (sum_rows)");
-    config.sharedSums = sumsOption == 1;
-    if (config.sharedSums)
+    if (config.sharedSums == numSums && numSums > 0)
       why << "; sums=shared (forced)";
+    else if (config.sharedSums > 0)
+      why << "; sums=" << config.sharedSums << " (forced: the last "
+          << config.sharedSums << " of " << numSums
+          << " sums over rows in shared memory)";
     if (earlySums && numSums == 0)
       return kernel.emitOpError("early_sums=1 needs a kernel with sums over "
                                 "rows (sum_rows)");
@@ -381,11 +390,27 @@ struct QuackSelectConfigPass
           stages == 0 && !tunedStages) {
         config.prefetch = false;
         buffers = 1;
-        why << "; then prefetch=0 (" << config.stages
-            << " bulk-copy buffers need " << bytesNeeded
-            << " bytes of shared memory)";
+        // The model copies in bulk only for the loop's prefetch: without
+        // it, each CTA waits for its whole slice before it computes, and
+        // 128-bit loads win. On an H100, rmsnorm_bwd f32 at 262144 ran at
+        // 2.07 TB/s with one bulk buffer and 2.30 with 128-bit loads;
+        // layernorm_bwd bf16 there (all sums shared) 1.77 against 2.17
+        // (BENCHMARKS.md, 2026-12-06, split sums).
+        if (copy < 0 && !tunedCopy) {
+          config.copy = KernelConfig::Copy::Global;
+          why << "; then copy=global (" << config.stages
+              << " bulk-copy buffers need " << bytesNeeded << " bytes of "
+              << "shared memory, and " << kBulkWithoutPrefetchNote << ")";
+        } else {
+          why << "; then prefetch=0 (" << config.stages
+              << " bulk-copy buffers need " << bytesNeeded
+              << " bytes of shared memory)";
+        }
         bytesNeeded =
-            getBulkBufferLayout(kernel, config).totalBytes(buffers) + sumBytes;
+            config.staged()
+                ? getBulkBufferLayout(kernel, config).totalBytes(buffers) +
+                      sumBytes
+                : 0;
       }
       if (bytesNeeded > kMaxBulkSharedBytes && copy < 0) {
         config.copy = KernelConfig::Copy::Global;

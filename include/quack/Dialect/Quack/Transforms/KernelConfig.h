@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Support/LLVM.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -69,13 +70,15 @@ struct KernelConfig {
   /// cycles through (2: the next row group is copied while this one is
   /// used; S: the S - 1 next ones).
   int64_t stages = 2;
-  /// Kernels with sums over rows (`sums=shared`): each thread keeps its
-  /// f32 partial sums in its own slots of dynamic shared memory (after the
-  /// bulk-copy buffers) instead of registers, adding to them once per row.
-  /// Frees a register per column a thread owns and sum, where the row and
-  /// the partials together would not fit, at the cost of shared-memory
-  /// traffic (8 bytes per element and sum).
-  bool sharedSums = false;
+  /// Kernels with sums over rows (`sums=shared`, or `sums=K` for the last
+  /// K): the number of the kernel's sums over rows, the last ones in program
+  /// order, whose f32 partial sums each thread keeps in its own slots of
+  /// dynamic shared memory (after the bulk-copy buffers) instead of
+  /// registers, adding to them once per row. Frees a register per column a
+  /// thread owns and such sum, where the row and the partials together
+  /// would not fit, at the cost of shared-memory traffic (8 bytes per
+  /// element and sum). Config selection clamps it to the kernel's sums.
+  int64_t sharedSums = 0;
   /// Byte alignment assumed for every pointer and row stride.
   int64_t alignment = 16;
   /// Whether the architecture's table of measured configs chose the split
@@ -93,11 +96,16 @@ struct KernelConfig {
   /// Whether matrix inputs are staged through shared memory by the copy
   /// engine (bulk or tensor copies).
   bool staged() const { return copy != Copy::Global; }
-  /// Bytes of shared memory the partial sums of `numSums` sums over rows
-  /// take with sharedSums: four per column each thread owns, per sum.
+  /// How many of a kernel's `numSums` sums over rows keep their partials in
+  /// shared memory (the last ones).
+  int64_t sharedSumCount(int64_t numSums) const {
+    return std::clamp<int64_t>(sharedSums, 0, numSums);
+  }
+  /// Bytes of shared memory the partial sums of a kernel with `numSums` sums
+  /// over rows take: four per column each thread owns, per shared sum.
   int64_t sharedSumBytes(int64_t numSums) const {
-    return sharedSums ? numSums * ctaThreads() * vectorsPerThread * vector * 4
-                      : 0;
+    return sharedSumCount(numSums) * ctaThreads() * vectorsPerThread *
+           vector * 4;
   }
 
   /// Builds the dictionary attribute stored on a kernel.
@@ -109,6 +117,13 @@ struct KernelConfig {
 /// The unit attribute config selection puts on a kernel whose split the
 /// table of measured configs chose.
 inline constexpr llvm::StringLiteral kConfigTunedAttrName = "quack.config_tuned";
+
+/// The words of a config's reason where config selection gave up the bulk
+/// copies it wanted for a prefetching loop (the loop's buffers do not fit
+/// in shared memory) and reads the rows with 128-bit loads instead; quackc
+/// looks for them to try the single buffer again where those loads spill.
+inline constexpr llvm::StringLiteral kBulkWithoutPrefetchNote =
+    "one buffer without prefetch loses to 128-bit loads";
 
 /// The name of a copy path in configs and metadata ("global", "bulk",
 /// "tensor"), and back (std::nullopt for another name).

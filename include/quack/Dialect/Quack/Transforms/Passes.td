@@ -63,8 +63,9 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
            "2: cp.async.bulk.tensor into shared memory)">,
     Option<"sums", "sums", "int64_t", /*default=*/"0",
            "kernels with sums over rows keep their partial sums in "
-           "registers (0) or in shared memory (1; quackc chooses it where "
-           "registers spill)">,
+           "registers (0) or, for the last K sums over rows in program "
+           "order, in shared memory (K; K at least the kernel's sums: all "
+           "of them; quackc chooses it where registers spill)">,
     Option<"earlySums", "early-sums", "bool", /*default=*/"false",
            "the pipeline accumulates sums over rows before the reductions "
            "they do not depend on (quack-hoist-row-sums): refused on a "
