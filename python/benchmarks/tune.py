@@ -333,6 +333,9 @@ def table_lines(results, margin):
                 # A loop over several shared-memory buffers: their count.
                 if copy != "global" and cfg.get("prefetch"):
                     tail += f" {cfg.get('stages', 2)}"
+                    # The sums over rows it kept in shared memory.
+                    if cfg.get("shared_sums"):
+                        tail += f" sums={cfg['shared_sums']}"
         lines.append(f"{kernel} {ELEMENT_BYTES[dtype]} {n} "
                      f"{cfg['vectors_per_thread']} {cfg['rows_per_cta']}"
                      + tail +

@@ -79,6 +79,19 @@ TEST(TunedConfigs, ParsesTheStagesColumn) {
   EXPECT_EQ((*table)[1].copy, std::optional(KernelConfig::Copy::Tensor));
 }
 
+TEST(TunedConfigs, ParsesTheSharedSumsAfterTheStages) {
+  std::string error;
+  auto table = parseTunedConfigs("layernorm_bwd 2 131072 4 1 8 bulk 2 sums=1\n"
+                                 "layernorm_bwd 2 65536 4 1 4 bulk 2\n",
+                                 error);
+  ASSERT_TRUE(mlir::succeeded(table)) << error;
+  ASSERT_EQ(table->size(), 2u);
+  EXPECT_EQ((*table)[0].sharedSums, 1);
+  EXPECT_EQ((*table)[0].stages, 2);
+  EXPECT_EQ((*table)[0].clusterSize, 8);
+  EXPECT_EQ((*table)[1].sharedSums, 0);
+}
+
 TEST(TunedConfigs, ParsesPrefetchAfterGlobal) {
   std::string error;
   auto table = parseTunedConfigs("layernorm_fwd 2 256 2 8 1 global prefetch\n"
@@ -100,7 +113,16 @@ struct BadLine {
 TEST(TunedConfigs, RejectsMalformedLinesNamingThem) {
   const BadLine cases[] = {
       {"softmax_fwd 2 1024 4\n", "line 1: expected"},
-      {"# c\nsoftmax_fwd 2 1024 4 2 9 bulk 3 9\n", "line 2: expected"},
+      {"# c\nsoftmax_fwd 2 1024 4 2 9 bulk 3 sums=1 9\n", "line 2: expected"},
+      {"layernorm_bwd 2 65536 4 1 4 bulk 2 1\n",
+       "the ninth column must be 'sums=<K>' with K >= 1 (the last K sums over "
+       "rows in shared memory), got '1'"},
+      {"layernorm_bwd 2 65536 4 1 4 bulk 2 sums=0\n",
+       "the ninth column must be 'sums=<K>'"},
+      {"layernorm_bwd 2 65536 4 1 4 bulk 2 sums=all\n",
+       "the ninth column must be 'sums=<K>'"},
+      {"layernorm_bwd 2 256 2 8 1 global prefetch sums=1\n",
+       "'sums=1' follows a stage count, not 'prefetch'"},
       {"softmax_fwd 2 65536 4 1 2 tma\n",
        "the copy path must be 'global', 'bulk' or 'tensor', got 'tma'"},
       {"softmax_fwd 2 65536 4 1 3\n", "powers of two"},

@@ -128,6 +128,10 @@ struct KernelMetadata {
   bool tunedConfig = false;
   /// quackc gave up the loop's prefetch to keep ptxas from spilling.
   bool prefetchDropped = false;
+  /// ptxas spills a few bytes (at most 32) in a table entry's loop with its
+  /// shared sums, as the entry was measured: quackc kept it, and
+  /// --fail-on-spills lets it pass.
+  bool measuredSpills = false;
   /// The kernel computes exponentials (math.exp, exp2 or tanh).
   bool exponentials = false;
   /// Metadata files (beside this one) of the same kernel compiled on

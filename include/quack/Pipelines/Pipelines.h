@@ -66,8 +66,9 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<int64_t> sums{
       *this, "sums",
       llvm::cl::desc("partial sums over rows in registers (0), or in shared "
-                     "memory for the last K sums over rows (K)"),
-      llvm::cl::init(0)};
+                     "memory for the last K sums over rows (K); -1: the "
+                     "table entry's count, else registers"),
+      llvm::cl::init(-1)};
   Option<bool> earlySums{
       *this, "early-sums",
       llvm::cl::desc("accumulate sums over rows before the reductions they "

@@ -251,11 +251,12 @@ struct QuackSelectConfigPass
       if (minCtasPerSm > 0)
         why << "; min_ctas_per_sm=" << minCtasPerSm.getValue() << " (forced)";
     }
-    // Partial sums over rows in shared memory (forced, or quackc's retry
-    // where registers spill): the last config.sharedSums of them.
+    // Partial sums over rows in shared memory (forced, a table entry's
+    // loop, or quackc's retry where registers spill): the last
+    // config.sharedSums of them.
     const int64_t numSums = sums;
     const int64_t sumsOption = this->sums;
-    if (sumsOption < 0)
+    if (sumsOption < -1)
       return kernel.emitOpError("sums must be 0 (partial sums in registers) "
                                 "or the number of sums over rows whose "
                                 "partials go to shared memory, got ")
@@ -263,7 +264,18 @@ struct QuackSelectConfigPass
     if (sumsOption > 0 && numSums == 0)
       return kernel.emitOpError("sums=shared needs a kernel with sums over "
                                 "rows (sum_rows)");
-    config.sharedSums = std::min(sumsOption, numSums);
+    // A table entry's sums come with its loop (its copy path and stages);
+    // they apply where that loop does (checked below, once the copy path
+    // is known). They split the sums: a flag setting of the kernel with K
+    // sums or fewer (layernorm_bwd without db) keeps its partial sums in
+    // registers, where shared sums lost 3-8% to them when registers
+    // sufficed (BENCHMARKS.md, 2026-12-04, thirteenth run).
+    bool tunedSums = sumsOption < 0 && tuned && tuned->sharedSums > 0 &&
+                     tuned->sharedSums < numSums && prefetch < 0 &&
+                     stages == 0 && copy < 0;
+    config.sharedSums =
+        tunedSums ? tuned->sharedSums
+                  : std::min<int64_t>(std::max<int64_t>(sumsOption, 0), numSums);
     // Kernels with sums over rows loop over row groups on a persistent grid;
     // on the cluster path, where such a CTA is alone on its SM, the loop
     // loads the next group while the current one is exchanged between CTAs
@@ -357,6 +369,10 @@ struct QuackSelectConfigPass
     // row groups ahead into that many buffers, as prefetch=1,stages=S would.
     bool tunedStages = stages == 0 && prefetch < 0 && tunedCopy &&
                        tuned->stages != 0 && config.staged();
+    if (tunedSums && !tunedStages) {
+      tunedSums = false;
+      config.sharedSums = 0;
+    }
     if (stages != 0) {
       config.stages = stages;
       why << "; stages=" << stages.getValue() << " (forced)";
@@ -365,7 +381,11 @@ struct QuackSelectConfigPass
       config.stages = tuned->stages;
       why << "; prefetch=1 stages=" << config.stages << " (tuned)";
     }
-    if (config.sharedSums == numSums && numSums > 0)
+    if (tunedSums)
+      why << "; sums=" << config.sharedSums << " (tuned: the last "
+          << config.sharedSums << " of " << numSums
+          << " sums over rows in shared memory)";
+    else if (config.sharedSums == numSums && numSums > 0)
       why << "; sums=shared (forced)";
     else if (config.sharedSums > 0)
       why << "; sums=" << config.sharedSums << " (forced: the last "

@@ -45,11 +45,24 @@ mlir::quack::parseTunedConfigs(StringRef text, std::string &error) {
       error = ("line " + Twine(lineNumber) + ": " + why).str();
       return failure();
     };
-    if (words.size() < 5 || words.size() > 8)
+    if (words.size() < 5 || words.size() > 9)
       return fail("expected '<kernel> <element bytes> <N> <vectors per "
-                  "thread> <rows per CTA> [<cluster> [<copy> [<stages> | "
-                  "prefetch]]]', got " + Twine(words.size()) + " fields");
+                  "thread> <rows per CTA> [<cluster> [<copy> [<stages> "
+                  "[sums=<K>] | prefetch]]]', got " +
+                  Twine(words.size()) + " fields");
     TunedConfig entry;
+    if (words.size() == 9) {
+      StringRef count = words[8];
+      if (!count.consume_front("sums=") ||
+          count.getAsInteger(10, entry.sharedSums) || entry.sharedSums < 1)
+        return fail("the ninth column must be 'sums=<K>' with K >= 1 (the "
+                    "last K sums over rows in shared memory), got '" +
+                    words[8] + "'");
+      if (words[7] == "prefetch")
+        return fail("'sums=" + Twine(entry.sharedSums) +
+                    "' follows a stage count, not 'prefetch'");
+      words.pop_back();
+    }
     if (words.size() == 8) {
       if (words[7] == "prefetch")
         entry.prefetch = true;

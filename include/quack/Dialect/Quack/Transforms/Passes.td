@@ -61,11 +61,12 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
            "how matrix inputs reach the threads (-1: choose, 0: 128-bit "
            "ld.global into registers, 1: cp.async.bulk into shared memory, "
            "2: cp.async.bulk.tensor into shared memory)">,
-    Option<"sums", "sums", "int64_t", /*default=*/"0",
+    Option<"sums", "sums", "int64_t", /*default=*/"-1",
            "kernels with sums over rows keep their partial sums in "
            "registers (0) or, for the last K sums over rows in program "
            "order, in shared memory (K; K at least the kernel's sums: all "
-           "of them; quackc chooses it where registers spill)">,
+           "of them; quackc chooses it where registers spill); -1: the "
+           "table entry's count where it gives one, else registers">,
     Option<"earlySums", "early-sums", "bool", /*default=*/"false",
            "the pipeline accumulates sums over rows before the reductions "
            "they do not depend on (quack-hoist-row-sums): refused on a "

@@ -12,7 +12,7 @@
 // A table is text, one entry per line, `#` starting a comment:
 //
 //   <kernel> <element bytes> <N> <vectors per thread> <rows per CTA>
-//       [<cluster> [<copy> [<stages> | prefetch]]]
+//       [<cluster> [<copy> [<stages> [sums=<K>] | prefetch]]]
 //
 // An entry applies to the kernel of that name whose widest matrix or
 // row-vector element has that many bytes, for every N in (N/2, N] (N is a
@@ -23,7 +23,12 @@
 // `tensor` makes the kernel a loop that copies the next rows into that many
 // shared-memory buffers ahead of the one it computes on; `prefetch` after
 // `global` makes it a loop over rows that loads the next rows into
-// registers while it computes on the current ones.
+// registers while it computes on the current ones. `sums=<K>` after the
+// stages keeps the partial sums of the kernel's last K sums over rows in
+// shared memory (the others in registers; a kernel with K sums or fewer
+// keeps them all in registers), as the entry was measured;
+// quackc then keeps the entry's loop where ptxas spills a few bytes
+// (Compiler.h, kTableSpillBytes) instead of searching for another config.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +63,10 @@ struct TunedConfig {
   /// A loop over rows that loads the next rows into registers (an eighth
   /// column `prefetch`, after the copy path `global`).
   bool prefetch = false;
+  /// The last K sums over rows with their partial sums in shared memory (a
+  /// ninth column `sums=K`, after the stages); 0: registers, unless quackc
+  /// finds that they spill.
+  int64_t sharedSums = 0;
   /// Line of the entry in its table, for --print-config.
   int64_t line = 0;
 };
