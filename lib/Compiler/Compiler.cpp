@@ -376,18 +376,40 @@ static int64_t spills(const Artifacts &a) {
 static constexpr int64_t kTableSpillBytes = 32;
 
 /// Whether `a` runs a table entry's loop with the shared sums the entry
-/// gives (config selection chose them: no retry forced a count), spilling
-/// at most kTableSpillBytes: then no search replaces its config.
-static bool keepsTableLoop(const Artifacts &a, const CompileOptions &options) {
-  return options.sums < 0 && spills(a) <= kTableSpillBytes &&
+/// gives (from the table, or forced to the same count), spilling at most
+/// kTableSpillBytes: then no search replaces its config.
+static bool keepsTableLoop(const Artifacts &a) {
+  return spills(a) <= kTableSpillBytes &&
          llvm::any_of(a.kernels, [](const KernelMetadata &k) {
-           return k.tunedConfig && k.prefetch && k.sharedSums > 0;
+           return k.tunedConfig && k.prefetch && k.tableSums > 0 &&
+                  k.sharedSums == k.tableSums;
          });
 }
 
-/// compileAndSearch() for a retry: a config the retry forces may not
-/// compile (its shared memory, say); that failure only means the retry is
-/// not taken, so its diagnostics are dropped instead of reported.
+/// Marks the kernels of `a` whose prefetching loop with shared sums spills
+/// at most kTableSpillBytes (a table entry's, or a config forced or found
+/// like one), which --fail-on-spills lets pass, and says so in the reason.
+static void noteKeptSpills(Artifacts &a) {
+  int64_t bytes = spills(a);
+  if (bytes == 0 || bytes > kTableSpillBytes)
+    return;
+  for (KernelMetadata &k : a.kernels) {
+    if (k.measuredSpills || !k.prefetch || k.sharedSums == 0)
+      continue;
+    k.measuredSpills = true;
+    k.configReason +=
+        "; ptxas spills " + std::to_string(bytes) + " bytes" +
+        (k.tunedConfig && k.tableSums > 0 && k.sharedSums == k.tableSums
+             ? ", as the table's entry was measured (kept up to "
+             : " in a loop with shared sums (allowed up to ") +
+        std::to_string(kTableSpillBytes) + ")";
+  }
+}
+
+/// compileAndSearch() and compile() for a retry: a config the retry forces
+/// may not compile (its shared memory, say); that failure only means the
+/// retry is not taken, so its diagnostics are dropped instead of reported
+/// (the first compile's are not: it has no retry to fall back to).
 static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
                                              unsigned bufferId,
                                              MLIRContext &context,
@@ -399,6 +421,13 @@ static FailureOr<Artifacts> tryCompileAndSearch(llvm::SourceMgr &sourceMgr,
   ScopedDiagnosticHandler quiet(&context,
                                 [](mlir::Diagnostic &) { return success(); });
   return compileAndSearch(sourceMgr, bufferId, context, options);
+}
+static FailureOr<Artifacts> tryCompile(llvm::SourceMgr &sourceMgr,
+                                       unsigned bufferId, MLIRContext &context,
+                                       const CompileOptions &options) {
+  ScopedDiagnosticHandler quiet(&context,
+                                [](mlir::Diagnostic &) { return success(); });
+  return compile(sourceMgr, bufferId, context, options);
 }
 
 /// A retry forced a knob; its reason says why instead of `forced` (the
@@ -496,6 +525,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     return failure();
   std::map<std::string, std::string> reasons;
   std::set<std::string> tuned;
+  std::map<std::string, int64_t> tableSums;
   bool prefetches = false;
   std::set<std::string> exponentials;
   module->walk([&](mlir::quack::KernelOp kernel) {
@@ -511,6 +541,9 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
       reasons[kernel.getSymName().str()] = r.str();
     if (kernel->hasAttr(mlir::quack::kConfigTunedAttrName))
       tuned.insert(kernel.getSymName().str());
+    if (auto k = kernel->getAttrOfType<IntegerAttr>(
+            mlir::quack::kConfigTableSumsAttrName))
+      tableSums[kernel.getSymName().str()] = k.getInt();
     if (auto config = kernel->getAttrOfType<DictionaryAttr>(
             mlir::quack::kConfigAttrName))
       if (auto flag = config.getAs<BoolAttr>("prefetch"))
@@ -536,6 +569,8 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     if (options.fma > 0)
       md.configReason += "; fma=1 (forced)";
     md.tunedConfig = tuned.count(md.kernel) != 0;
+    if (auto it = tableSums.find(md.kernel); it != tableSums.end())
+      md.tableSums = it->second;
     md.exponentials = exponentials.count(md.kernel) != 0;
   }
   if (options.emit == Stage::GPU) {
@@ -615,7 +650,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     return false;
   };
   // A table entry's loop with its shared sums keeps its prefetch.
-  bool tableLoop = keepsTableLoop(artifacts, options);
+  bool tableLoop = keepsTableLoop(artifacts);
   if (prefetches && options.prefetch < 0 && spills(artifacts) > 0 &&
       !tableLoop && options.remat < 0 && narrowInputs(artifacts)) {
     // 16-bit rows kept packed across exchanges may leave the prefetching
@@ -821,21 +856,12 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       artifacts->kernels, [](const auto &k) { return k.tunedConfig; });
   bool prefetchDropped = llvm::any_of(
       artifacts->kernels, [](const auto &k) { return k.prefetchDropped; });
-  if (keepsTableLoop(*artifacts, options)) {
-    if (int64_t bytes = spills(*artifacts))
-      for (KernelMetadata &k : artifacts->kernels) {
-        k.measuredSpills = true;
-        k.configReason += "; ptxas spills " + std::to_string(bytes) +
-                          " bytes, as the table's entry was measured (kept "
-                          "up to " + std::to_string(kTableSpillBytes) + ")";
-      }
-    return artifacts;
-  }
-  if (options.useTuned && tunedConfig &&
+  const bool tableLoop = keepsTableLoop(*artifacts);
+  if (!tableLoop && options.useTuned && tunedConfig &&
       (spills(*artifacts) > 0 || prefetchDropped)) {
     CompileOptions model = options;
     model.useTuned = false;
-    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, model);
+    FailureOr<Artifacts> retry = tryCompile(sourceMgr, bufferId, context, model);
     if (succeeded(retry) &&
         (spills(*retry) < spills(*artifacts) ||
          (prefetchDropped && spills(*retry) <= spills(*artifacts)))) {
@@ -870,7 +896,8 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   // Why the sums went to shared memory, if they did, and the reason text
   // that config selection gives the forced knob.
   std::string sharedWhy, sharedForced;
-  if (sumsOverRows && options.sums < 0 && spills(*artifacts) > 0) {
+  if (!tableLoop && sumsOverRows && options.sums < 0 &&
+      spills(*artifacts) > 0) {
     std::optional<Artifacts> best;
     CompileOptions bestOptions = options;
     for (int64_t count = 1; count <= numSums; ++count) {
@@ -919,7 +946,8 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   // Only here: where the rows come through shared memory or a loop
   // prefetches, the longer first phase made ptxas spill (layernorm_bwd
   // bf16 at 65536 on its table's config: none before, 932 bytes after).
-  if (sumsOverRows && options.earlySums < 0 && spills(*artifacts) > 0) {
+  if (!tableLoop && sumsOverRows && options.earlySums < 0 &&
+      spills(*artifacts) > 0) {
     CompileOptions early = chosen;
     early.earlySums = 1;
     FailureOr<Artifacts> retry =
@@ -946,7 +974,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   if (droppedBulk && options.copy < 0 && spills(*artifacts) > 0) {
     CompileOptions bulk = options;
     bulk.copy = static_cast<int64_t>(mlir::quack::KernelConfig::Copy::Bulk);
-    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, bulk);
+    FailureOr<Artifacts> retry = tryCompile(sourceMgr, bufferId, context, bulk);
     if (succeeded(retry) && spills(*retry) < spills(*artifacts)) {
       explainRetry(*retry, "; copy=bulk (forced)",
                    "; copy=bulk (with 128-bit loads where the loop could "
@@ -983,7 +1011,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       ctasPerSm(*artifacts) < ctasPerSmByThreads(*artifacts)) {
     CompileOptions exact = options;
     exact.expFtz = 0;
-    FailureOr<Artifacts> retry = compile(sourceMgr, bufferId, context, exact);
+    FailureOr<Artifacts> retry = tryCompile(sourceMgr, bufferId, context, exact);
     if (succeeded(retry) && retry->kernels.size() == 1 &&
         spills(*retry) <= spills(*artifacts) &&
         ctasPerSm(*retry) > ctasPerSm(*artifacts)) {
@@ -992,9 +1020,11 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
           " CTAs per SM; with ex2.approx.ftz, " +
           std::to_string(artifacts->kernels.front().resources.registers) +
           " registers fit " + std::to_string(ctasPerSm(*artifacts)) + ")";
+      noteKeptSpills(*retry);
       return retry;
     }
   }
+  noteKeptSpills(*artifacts);
   return artifacts;
 }
 

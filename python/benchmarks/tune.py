@@ -333,8 +333,11 @@ def table_lines(results, margin):
                 # A loop over several shared-memory buffers: their count.
                 if copy != "global" and cfg.get("prefetch"):
                     tail += f" {cfg.get('stages', 2)}"
-                    # The sums over rows it kept in shared memory.
-                    if cfg.get("shared_sums"):
+                    # The sums over rows it kept in shared memory, where
+                    # it split them (an entry's sums=K applies to kernels
+                    # with more than K sums; with all of them shared, the
+                    # entry records none and quackc searches again).
+                    if cfg.get("sums") == "split" and cfg.get("shared_sums"):
                         tail += f" sums={cfg['shared_sums']}"
         lines.append(f"{kernel} {ELEMENT_BYTES[dtype]} {n} "
                      f"{cfg['vectors_per_thread']} {cfg['rows_per_cta']}"

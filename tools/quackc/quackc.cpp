@@ -83,7 +83,9 @@ cl::opt<bool> report("report",
 cl::opt<bool> failOnSpills(
     "fail-on-spills",
     cl::desc("make register spills (any spill bytes in ptxas' report) an "
-             "error, except the few bytes a table entry was measured with"),
+             "error, except at most 32 bytes in a prefetching loop with "
+             "shared sums (as the table's entries of such loops were "
+             "measured)"),
     cl::cat(category));
 cl::opt<std::string> ptxasPath("ptxas", cl::desc("path to ptxas"),
                                cl::cat(category));

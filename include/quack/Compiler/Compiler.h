@@ -60,8 +60,8 @@ struct CompileOptions {
   /// Buffers of a prefetching loop with bulk copies (0: choose).
   int64_t stages = 0;
   /// Partial sums over rows in registers (0), or in shared memory for the
-  /// last K sums over rows (K; kAllSums: every one); -1: registers unless
-  /// they spill.
+  /// last K sums over rows (K; kAllSums: every one); -1: the table entry's
+  /// K where its loop runs, else registers unless they spill.
   int64_t sums = -1;
   static constexpr int64_t kAllSums = 1 << 20;
   /// Accumulate sums over rows before the reductions they do not depend on
@@ -128,9 +128,12 @@ struct KernelMetadata {
   bool tunedConfig = false;
   /// quackc gave up the loop's prefetch to keep ptxas from spilling.
   bool prefetchDropped = false;
-  /// ptxas spills a few bytes (at most 32) in a table entry's loop with its
-  /// shared sums, as the entry was measured: quackc kept it, and
-  /// --fail-on-spills lets it pass.
+  /// The K of the table entry (`sums=K`) whose loop the kernel runs; 0
+  /// where none.
+  int64_t tableSums = 0;
+  /// ptxas spills a few bytes (at most 32) in a prefetching loop with
+  /// shared sums, as the table's entries of such loops were measured:
+  /// quackc keeps it, and --fail-on-spills lets it pass.
   bool measuredSpills = false;
   /// The kernel computes exponentials (math.exp, exp2 or tanh).
   bool exponentials = false;

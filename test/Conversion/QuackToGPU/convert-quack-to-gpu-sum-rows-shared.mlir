@@ -1,7 +1,7 @@
 // RUN: quack-opt %s --split-input-file --quack-select-config="sums=1 threads-per-row=128 rows-per-cta=2 vector=8 prefetch=0" --convert-quack-to-gpu --verify-diagnostics | FileCheck %s
 // RUN: not quack-opt %s --split-input-file --quack-select-config="sums=-2" 2>&1 | FileCheck %s --check-prefix=BADSUMS
 
-// BADSUMS: error: 'quack.kernel' op sums must be 0 (partial sums in registers) or the number of sums over rows whose partials go to shared memory, got -2
+// BADSUMS: error: 'quack.kernel' op sums must be -1 (the table's, else registers), 0 (partial sums in registers) or the number of sums over rows whose partials go to shared memory, got -2
 
 // sums=1 (here, with one sum over rows, sums=shared): each thread keeps its f32 partial sums in its own slots of
 // dynamic shared memory (one sum x 256 threads x 8 columns x 4 bytes), in

@@ -257,7 +257,8 @@ struct QuackSelectConfigPass
     const int64_t numSums = sums;
     const int64_t sumsOption = this->sums;
     if (sumsOption < -1)
-      return kernel.emitOpError("sums must be 0 (partial sums in registers) "
+      return kernel.emitOpError("sums must be -1 (the table's, else "
+                                "registers), 0 (partial sums in registers) "
                                 "or the number of sums over rows whose "
                                 "partials go to shared memory, got ")
              << sumsOption;
@@ -270,9 +271,12 @@ struct QuackSelectConfigPass
     // sums or fewer (layernorm_bwd without db) keeps its partial sums in
     // registers, where shared sums lost 3-8% to them when registers
     // sufficed (BENCHMARKS.md, 2026-12-04, thirteenth run).
-    bool tunedSums = sumsOption < 0 && tuned && tuned->sharedSums > 0 &&
-                     tuned->sharedSums < numSums && prefetch < 0 &&
-                     stages == 0 && copy < 0;
+    bool tableLoopSums = tuned && tuned->sharedSums > 0 &&
+                         tuned->sharedSums < numSums && tuned->copy &&
+                         tuned->stages != 0 &&
+                         config.clusterSize == tuned->clusterSize &&
+                         prefetch < 0 && stages == 0;
+    bool tunedSums = sumsOption < 0 && tableLoopSums;
     config.sharedSums =
         tunedSums ? tuned->sharedSums
                   : std::min<int64_t>(std::max<int64_t>(sumsOption, 0), numSums);
@@ -369,10 +373,15 @@ struct QuackSelectConfigPass
     // row groups ahead into that many buffers, as prefetch=1,stages=S would.
     bool tunedStages = stages == 0 && prefetch < 0 && tunedCopy &&
                        tuned->stages != 0 && config.staged();
+    // (Only where selectCopy kept the entry's copy path: its loop then
+    // runs as the entry says. The registers counted above assumed the
+    // entry's sums; without the loop they are the model's concern.)
     if (tunedSums && !tunedStages) {
       tunedSums = false;
       config.sharedSums = 0;
     }
+    if (tableLoopSums && tunedStages)
+      config.tableSums = tuned->sharedSums;
     if (stages != 0) {
       config.stages = stages;
       why << "; stages=" << stages.getValue() << " (forced)";
@@ -582,6 +591,13 @@ struct QuackSelectConfigPass
                         UnitAttr::get(kernel.getContext()));
       else
         kernel->removeAttr(kConfigTunedAttrName);
+      if (config.tableSums > 0)
+        kernel->setAttr(kConfigTableSumsAttrName,
+                        IntegerAttr::get(IntegerType::get(kernel.getContext(),
+                                                          64),
+                                         config.tableSums));
+      else
+        kernel->removeAttr(kConfigTableSumsAttrName);
     });
   }
 };

@@ -85,6 +85,10 @@ struct KernelConfig {
   /// (not part of the attribute: config selection marks the kernel with
   /// kConfigTunedAttrName instead).
   bool tuned = false;
+  /// The shared sums (K of `sums=K`) of the table entry whose loop the
+  /// kernel runs, 0 where none (config selection marks the kernel with
+  /// kConfigTableSumsAttrName).
+  int64_t tableSums = 0;
   /// Why these values were chosen, for --print-config.
   std::string reason;
 
@@ -117,6 +121,9 @@ struct KernelConfig {
 /// The unit attribute config selection puts on a kernel whose split the
 /// table of measured configs chose.
 inline constexpr llvm::StringLiteral kConfigTunedAttrName = "quack.config_tuned";
+/// On a kernel that runs a table entry's loop with `sums=K`: K.
+inline constexpr llvm::StringLiteral kConfigTableSumsAttrName =
+    "quack.config_table_sums";
 
 /// The words of a config's reason where config selection gave up the bulk
 /// copies it wanted for a prefetching loop (the loop's buffers do not fit

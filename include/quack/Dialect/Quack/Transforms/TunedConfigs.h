@@ -27,8 +27,9 @@
 // stages keeps the partial sums of the kernel's last K sums over rows in
 // shared memory (the others in registers; a kernel with K sums or fewer
 // keeps them all in registers), as the entry was measured;
-// quackc then keeps the entry's loop where ptxas spills a few bytes
-// (Compiler.h, kTableSpillBytes) instead of searching for another config.
+// quackc then keeps the entry's loop where ptxas spills at most 32 bytes
+// (kTableSpillBytes in lib/Compiler/Compiler.cpp) instead of searching for
+// another config.
 //
 //===----------------------------------------------------------------------===//
 
