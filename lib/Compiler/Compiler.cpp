@@ -375,15 +375,16 @@ static int64_t spills(const Artifacts &a) {
 /// BENCHMARKS.md, 2026-12-06, clusters of 8 CTAs).
 static constexpr int64_t kTableSpillBytes = 32;
 
-/// Whether `a` runs a table entry's loop with the shared sums the entry
-/// gives (from the table, or forced to the same count), spilling at most
-/// kTableSpillBytes: then no search replaces its config.
+/// Whether `k` runs a table entry's loop with the shared sums the entry
+/// gives (from the table, or forced to the same count).
+static bool runsTableLoop(const KernelMetadata &k) {
+  return k.prefetch && k.tableSums > 0 && k.sharedSums == k.tableSums;
+}
+
+/// Whether `a` runs a table entry's loop with its shared sums, spilling at
+/// most kTableSpillBytes: then no search replaces its config.
 static bool keepsTableLoop(const Artifacts &a) {
-  return spills(a) <= kTableSpillBytes &&
-         llvm::any_of(a.kernels, [](const KernelMetadata &k) {
-           return k.tunedConfig && k.prefetch && k.tableSums > 0 &&
-                  k.sharedSums == k.tableSums;
-         });
+  return spills(a) <= kTableSpillBytes && llvm::any_of(a.kernels, runsTableLoop);
 }
 
 /// Marks the kernels of `a` whose prefetching loop with shared sums spills
@@ -399,8 +400,7 @@ static void noteKeptSpills(Artifacts &a) {
     k.measuredSpills = true;
     k.configReason +=
         "; ptxas spills " + std::to_string(bytes) + " bytes" +
-        (k.tunedConfig && k.tableSums > 0 && k.sharedSums == k.tableSums
-             ? ", as the table's entry was measured (kept up to "
+        (runsTableLoop(k) ? ", as the table's entry was measured (kept up to "
              : " in a loop with shared sums (allowed up to ") +
         std::to_string(kTableSpillBytes) + ")";
   }
@@ -414,20 +414,24 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
                                              unsigned bufferId,
                                              MLIRContext &context,
                                              const CompileOptions &options);
+template <typename Compile>
+static FailureOr<Artifacts> quietly(Compile compileFn, llvm::SourceMgr &sourceMgr,
+                                    unsigned bufferId, MLIRContext &context,
+                                    const CompileOptions &options) {
+  ScopedDiagnosticHandler quiet(&context,
+                                [](mlir::Diagnostic &) { return success(); });
+  return compileFn(sourceMgr, bufferId, context, options);
+}
 static FailureOr<Artifacts> tryCompileAndSearch(llvm::SourceMgr &sourceMgr,
                                                 unsigned bufferId,
                                                 MLIRContext &context,
                                                 const CompileOptions &options) {
-  ScopedDiagnosticHandler quiet(&context,
-                                [](mlir::Diagnostic &) { return success(); });
-  return compileAndSearch(sourceMgr, bufferId, context, options);
+  return quietly(compileAndSearch, sourceMgr, bufferId, context, options);
 }
 static FailureOr<Artifacts> tryCompile(llvm::SourceMgr &sourceMgr,
                                        unsigned bufferId, MLIRContext &context,
                                        const CompileOptions &options) {
-  ScopedDiagnosticHandler quiet(&context,
-                                [](mlir::Diagnostic &) { return success(); });
-  return compile(sourceMgr, bufferId, context, options);
+  return quietly(compile, sourceMgr, bufferId, context, options);
 }
 
 /// A retry forced a knob; its reason says why instead of `forced` (the
