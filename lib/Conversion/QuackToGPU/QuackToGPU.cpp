@@ -201,6 +201,9 @@ private:
   /// Emits the cluster wait that matches initClusterBarriers' arrive, once.
   void waitForClusterInit();
   LogicalResult lowerElementwise(Operation *op);
+  /// col == s or col != s for a per-row scalar s, in 32 bits; failure when
+  /// `cmp` is not such a compare.
+  LogicalResult lowerColumnCompare(arith::CmpIOp cmp);
 
   // Staged copies (config.staged()): one thread of the CTA copies each
   // matrix input's slice of the CTA's rows into a shared-memory buffer with
@@ -2169,6 +2172,57 @@ LogicalResult RowKernelLowering::lowerColumn(ColumnOp op) {
   return success();
 }
 
+LogicalResult RowKernelLowering::lowerColumnCompare(arith::CmpIOp cmp) {
+  // col == s (or !=) for a per-row scalar s, as in a one-hot
+  // where(col == target, 1, 0): instead of a 64-bit column per element and a
+  // 64-bit compare, one 32-bit distance from this thread's first column to
+  // s per row, compared with each element's constant offset (a 32-bit
+  // compare against an immediate). col == s exactly when the offset equals
+  // s - threadColumn; a distance outside [0, 2^31) matches no offset and
+  // becomes -1.
+  auto pred = cmp.getPredicate();
+  if (pred != arith::CmpIPredicate::eq && pred != arith::CmpIPredicate::ne)
+    return failure();
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  if (!lhs.getDefiningOp<ColumnOp>())
+    std::swap(lhs, rhs);
+  auto bcast = rhs.getDefiningOp<vector::BroadcastOp>();
+  Value scalar = bcast ? scalars.lookupOrNull(bcast.getSource()) : Value();
+  if (!lhs.getDefiningOp<ColumnOp>() || !scalar ||
+      !isa<IntegerType>(scalar.getType()))
+    return failure();
+  int64_t lastOffset =
+      valueColumn(*partition, config.vector, config.vectorsPerThread - 1) +
+      config.vector;
+  if (lastOffset + maxThreadColumn >= (int64_t(1) << 31) ||
+      scalar.getType().getIntOrFloatBitWidth() > 64)
+    return failure();
+  Type i32 = b.getI32Type();
+  Value s = scalar;
+  if (s.getType().getIntOrFloatBitWidth() < 64)
+    s = arith::ExtSIOp::create(b, loc, b.getI64Type(), s);
+  Value distance = arith::SubIOp::create(b, loc, s, threadColumn);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        distance, constI64(int64_t(1) << 31));
+  Value distance32 = arith::SelectOp::create(
+      b, loc, inRange, arith::TruncIOp::create(b, loc, i32, distance),
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)));
+  VectorType fragType = fragmentType(i32);
+  Value splat = vector::BroadcastOp::create(b, loc, fragType, distance32);
+  SmallVector<Value> frags;
+  for (int64_t k = 0; k < config.vectorsPerThread; ++k) {
+    SmallVector<Attribute> offsets;
+    int64_t first = valueColumn(*partition, config.vector, k);
+    for (int64_t i = 0; i < config.vector; ++i)
+      offsets.push_back(b.getI32IntegerAttr(first + i));
+    Value lanes = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(fragType, offsets));
+    frags.push_back(arith::CmpIOp::create(b, loc, pred, splat, lanes));
+  }
+  fragments[cmp.getResult()] = std::move(frags);
+  return success();
+}
+
 const SmallVector<Value> *RowKernelLowering::rowFragments(Value v) {
   if (stagedRows.count(v))
     return stagedFragments(v);
@@ -2320,6 +2374,29 @@ LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
       return success();
     }
   }
+  // A select on a per-row condition (where(skip, 0, g)) keeps the scalar
+  // i1 as its condition. With a vector of i1, LLVM narrows the select past
+  // a following truncation to bf16/f16 and NVPTX then selects every 16-bit
+  // lane on its own and can no longer pack the conversions in pairs; with
+  // the scalar, it selects whole 32-bit pairs.
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    auto bcast = select.getCondition().getDefiningOp<vector::BroadcastOp>();
+    Value cond = bcast ? scalars.lookupOrNull(bcast.getSource()) : Value();
+    const SmallVector<Value> *onTrue = rowFragments(select.getTrueValue());
+    const SmallVector<Value> *onFalse = rowFragments(select.getFalseValue());
+    if (cond && cond.getType().isInteger(1) && onTrue && onFalse) {
+      SmallVector<Value> frags;
+      for (int64_t k = 0; k < config.vectorsPerThread; ++k)
+        frags.push_back(arith::SelectOp::create(b, loc, cond, (*onTrue)[k],
+                                                (*onFalse)[k]));
+      fragments[select.getResult()] = std::move(frags);
+      noteRematerializable(op);
+      return success();
+    }
+  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+    if (succeeded(lowerColumnCompare(cmp)))
+      return success();
   auto ext = dyn_cast<arith::ExtFOp>(op);
   // A staged 16-bit row widened to f32 is read and widened again in each
   // phase that uses it.
