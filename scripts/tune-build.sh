@@ -104,7 +104,7 @@ flags_of() {
     rmsnorm_fwd) echo "-D RESIDUAL=false -D BIAS=false -D OFFSET=false" ;;
     rmsnorm_bwd) echo "-D RESIDUAL=false -D OFFSET=false" ;;
     layernorm_*) echo "-D BIAS=true" ;;
-    cross_entropy_*) echo "-D IGNORE=false" ;;
+    cross_entropy_*) echo "-D IGNORE=true" ;;
     *) echo "" ;;
   esac
 }
