@@ -204,6 +204,12 @@ private:
   /// col == s or col != s for a per-row scalar s, in 32 bits; failure when
   /// `cmp` is not such a compare.
   LogicalResult lowerColumnCompare(arith::CmpIOp cmp);
+  /// Whether a logsumexp of `input` keeps its exponentials in registers
+  /// for a later exp(input - lse).
+  bool keepsExponentials(Value input);
+  /// exp(x - lse) from the exponentials the logsumexp of x kept; failure
+  /// when `exp` is not of that form or none were kept.
+  LogicalResult lowerShiftedExp(math::ExpOp exp);
 
   // Staged copies (config.staged()): one thread of the CTA copies each
   // matrix input's slice of the CTA's rows into a shared-memory buffer with
@@ -402,6 +408,15 @@ private:
 
   DenseMap<Value, SmallVector<Value>> fragments;
   IRMapping scalars;
+  /// A logsumexp's own exponentials, exp(x - m) with m this thread's
+  /// maximum (0 where it is -inf), kept for a later exp(x - lse) of the same
+  /// row (see lowerShiftedExp).
+  struct LseExponentials {
+    Value input;
+    SmallVector<Value> exps;
+    Value threadMax;
+  };
+  DenseMap<Value, LseExponentials> lseExponentials;
 
   /// Bulk copies: the matrix inputs staged through shared memory, each
   /// with its byte offset in a buffer and its element size.
@@ -1939,6 +1954,8 @@ RowKernelLowering::beginReduction(Operation *op) {
     exps.push_back(math::ExpOp::create(
         b, loc, arith::SubFOp::create(b, loc, frag, shiftFrag)));
   Value sum = reduceInThread(CombiningKind::Add, exps, zero);
+  if (keepsExponentials(input))
+    lseExponentials[op->getResult(0)] = {input, exps, max};
   return PendingReduction{op, ReductionTerm::LogSumExp, {max, sum}};
 }
 
@@ -2223,6 +2240,54 @@ LogicalResult RowKernelLowering::lowerColumnCompare(arith::CmpIOp cmp) {
   return success();
 }
 
+bool RowKernelLowering::keepsExponentials(Value input) {
+  // Only a row held in registers (a staged one is read again from shared
+  // memory instead), not rematerialized to save registers, and at most 64
+  // elements per thread: the f32 exponentials stay live across the
+  // exchange, in place of the row (which a 16-bit row holds in half as
+  // many registers).
+  if (stagedRows.count(input) || config.remat ||
+      config.vectorsPerThread * config.vector > 64)
+    return false;
+  // Only where the row is used again as exp(row - lse) of this logsumexp.
+  return llvm::any_of(input.getUsers(), [&](Operation *user) {
+    auto sub = dyn_cast<arith::SubFOp>(user);
+    return sub && sub.getLhs() == input &&
+           llvm::any_of(sub->getUsers(),
+                        [](Operation *u) { return isa<math::ExpOp>(u); });
+  });
+}
+
+LogicalResult RowKernelLowering::lowerShiftedExp(math::ExpOp exp) {
+  // exp(x - lse) = exp(x - m) * exp(m - lse) for this thread's maximum m:
+  // the logsumexp's exponentials times one factor per thread, instead of
+  // a second exponential per element. A thread whose elements are all -inf
+  // kept exp(x - 0) = 0 and gets the factor exp(-inf - lse) = 0 (NaN when
+  // the whole row is -inf, as exp(-inf - -inf) is); m <= lse otherwise, so
+  // the factor never overflows.
+  auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
+  if (!sub)
+    return failure();
+  auto bcast = sub.getRhs().getDefiningOp<vector::BroadcastOp>();
+  if (!bcast)
+    return failure();
+  auto kept = lseExponentials.find(bcast.getSource());
+  if (kept == lseExponentials.end() || kept->second.input != sub.getLhs())
+    return failure();
+  Value lse = scalars.lookupOrNull(bcast.getSource());
+  if (!lse)
+    return failure();
+  Value factor = math::ExpOp::create(
+      b, loc, arith::SubFOp::create(b, loc, kept->second.threadMax, lse));
+  Value factorFrag =
+      vector::BroadcastOp::create(b, loc, fragmentType(b.getF32Type()), factor);
+  SmallVector<Value> frags;
+  for (Value e : kept->second.exps)
+    frags.push_back(arith::MulFOp::create(b, loc, e, factorFrag));
+  fragments[exp.getResult()] = std::move(frags);
+  return success();
+}
+
 const SmallVector<Value> *RowKernelLowering::rowFragments(Value v) {
   if (stagedRows.count(v))
     return stagedFragments(v);
@@ -2396,6 +2461,9 @@ LogicalResult RowKernelLowering::lowerElementwise(Operation *op) {
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op))
     if (succeeded(lowerColumnCompare(cmp)))
+      return success();
+  if (auto exp = dyn_cast<math::ExpOp>(op))
+    if (succeeded(lowerShiftedExp(exp)))
       return success();
   auto ext = dyn_cast<arith::ExtFOp>(op);
   // A staged 16-bit row widened to f32 is read and widened again in each

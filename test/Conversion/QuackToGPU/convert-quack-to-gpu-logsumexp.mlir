@@ -1,5 +1,6 @@
 // RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu --quack-verify-cluster-protocol --convert-quack-allreduce-to-nvvm | FileCheck %s
 // RUN: quack-opt %s -split-input-file --quack-select-config --convert-quack-to-gpu | FileCheck %s --check-prefix=OP
+// RUN: quack-opt %s -split-input-file --quack-select-config="threads-per-row=128" --convert-quack-to-gpu | FileCheck %s --check-prefix=AGAIN
 
 // A logsumexp is one exchange of the online pair (max, sum of exp(x - max)):
 // a row of 4096 f32 over 512 threads, 16 warps.
@@ -101,5 +102,56 @@ quack.kernel @grouped(%x: memref<?x4096xf32> {quack.name = "x"},
   %l = quack.logsumexp %row : vector<4096xf32> -> f32
   %r = arith.addf %s, %l : f32
   quack.store %r, %out : f32, memref<?xf32>
+  quack.return
+}
+
+// -----
+
+// exp(x - logsumexp(x)) (a softmax) reuses the logsumexp's exponentials:
+// each thread multiplies its exp(x - m) by exp(m - lse), one exponential per
+// thread instead of one per element.
+// OP-LABEL: gpu.module @softmax_reuse
+// OP: %[[E0:.*]] = math.exp %{{.*}} : vector<8xf32>
+// OP: %[[E1:.*]] = math.exp %{{.*}} : vector<8xf32>
+// OP: quack.allreduce
+// OP: %[[D:.*]] = arith.subf %{{.*}}, %{{.*}} : f32
+// OP: %[[F:.*]] = math.exp %[[D]] : f32
+// OP: %[[FV:.*]] = vector.broadcast %[[F]] : f32 to vector<8xf32>
+// OP: arith.mulf %[[E0]], %[[FV]] : vector<8xf32>
+// OP: arith.mulf %[[E1]], %[[FV]] : vector<8xf32>
+// OP-NOT: math.exp
+// OP: gpu.return
+quack.kernel @softmax_reuse(%x: memref<?x4096xbf16> {quack.name = "x"},
+                            %y: memref<?x4096xbf16> {quack.name = "y", quack.role = "output"}) {
+  %row = quack.load %x : memref<?x4096xbf16> -> vector<4096xbf16>
+  %xf = arith.extf %row : vector<4096xbf16> to vector<4096xf32>
+  %l = quack.logsumexp %xf : vector<4096xf32> -> f32
+  %lb = vector.broadcast %l : f32 to vector<4096xf32>
+  %d = arith.subf %xf, %lb : vector<4096xf32>
+  %e = math.exp %d : vector<4096xf32>
+  %t = arith.truncf %e : vector<4096xf32> to vector<4096xbf16>
+  quack.store %t, %y : vector<4096xbf16>, memref<?x4096xbf16>
+  quack.return
+}
+
+// -----
+
+// With more than 64 elements per thread (128 threads over 16384: 16
+// vectors of 8) the exponentials are not kept: the second pass computes
+// exp(x - lse) again.
+// AGAIN-LABEL: gpu.module @softmax_again
+// AGAIN: quack.allreduce
+// AGAIN-COUNT-16: math.exp %{{.*}} : vector<8xf32>
+// AGAIN: gpu.return
+quack.kernel @softmax_again(%x: memref<?x16384xbf16> {quack.name = "x"},
+                            %y: memref<?x16384xbf16> {quack.name = "y", quack.role = "output"}) {
+  %row = quack.load %x : memref<?x16384xbf16> -> vector<16384xbf16>
+  %xf = arith.extf %row : vector<16384xbf16> to vector<16384xf32>
+  %l = quack.logsumexp %xf : vector<16384xf32> -> f32
+  %lb = vector.broadcast %l : f32 to vector<16384xf32>
+  %d = arith.subf %xf, %lb : vector<16384xf32>
+  %e = math.exp %d : vector<16384xf32>
+  %t = arith.truncf %e : vector<16384xf32> to vector<16384xbf16>
+  quack.store %t, %y : vector<16384xbf16>, memref<?x16384xbf16>
   quack.return
 }
