@@ -49,8 +49,8 @@ struct QuackScheduleLoadsPass
     });
   }
 
-  /// Per-row loads to the top, in order; each gather right after its index
-  /// (or after the per-row loads when the index is an argument).
+  /// Per-row loads to the top, in order; each gather after its index and
+  /// after the matrix rows loaded before its first use.
   void hoistPerRowReads(Block &body) {
     Operation *cursor = nullptr; // the last hoisted op
     auto place = [&](Operation *op) {
@@ -77,6 +77,32 @@ struct QuackScheduleLoadsPass
         place(op);
       else if (def->isBeforeInBlock(op))
         op->moveAfter(def); // an index computed in the body: right after it
+    }
+    // Then after the row loads that come before the gather's first use: a
+    // gather waits for its index (and its value is converted right after
+    // it), and a thread issues in order, so a row load behind it would wait
+    // two memory latencies before it is even sent.
+    for (Operation *op : gathers) {
+      Operation *firstUse = nullptr;
+      for (Operation *user : op->getUsers()) {
+        Operation *inBody = body.findAncestorOpInBlock(*user);
+        if (inBody && (!firstUse || inBody->isBeforeInBlock(firstUse)))
+          firstUse = inBody;
+      }
+      Operation *lastRowLoad = nullptr;
+      for (Operation *it = op->getNextNode(); it && it != firstUse;
+           it = it->getNextNode()) {
+        auto load = dyn_cast<LoadOp>(it);
+        if (load &&
+            classifyArgType(load.getSource().getType()) == ArgKind::Matrix)
+          lastRowLoad = it;
+        // Not past a store: the gathered matrix may be an output's storage
+        // too (in-place gradients).
+        if (isa<StoreOp>(it))
+          break;
+      }
+      if (lastRowLoad)
+        op->moveAfter(lastRowLoad);
     }
   }
 

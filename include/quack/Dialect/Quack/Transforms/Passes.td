@@ -228,11 +228,13 @@ def QuackScheduleLoads : Pass<"quack-schedule-loads", "::mlir::ModuleOp"> {
     A description may read its inputs anywhere; where a read lands decides
     how long its latency and its registers are exposed. This pass moves:
 
-    - every `quack.load` of a per-row vector (a target, a saved lse) and
-      every `quack.gather` to the top of the kernel body, a gather right
-      after its index, so that these loads are in flight with the row's
-      loads instead of adding two dependent memory latencies after the
-      reductions (cross-entropy reads `target`, then `x[target]`);
+    - every `quack.load` of a per-row vector (a target, a saved lse) to the
+      top of the kernel body, and every `quack.gather` after its index and
+      after the matrix rows loaded before its first use, so that these
+      loads are in flight with the row's loads instead of adding two
+      dependent memory latencies after the reductions (cross-entropy reads
+      `target`, then `x[target]`); a thread issues in order and waits for
+      the index at the gather, so the row's loads go out first;
     - every `quack.load` of a row vector (a weight), with the elementwise
       operations that depend only on such loads, scalars and constants, to
       just before its first use, so that its fragments are not live in
