@@ -7,7 +7,6 @@
 #include "quack/Conversion/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -30,10 +29,9 @@ Value constant(OpBuilder &b, Location loc, double v) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
 }
 
-/// The scalar f32 expansion of one math op; `scaled` says that the argument
-/// of an exp is already multiplied by log2 e.
+/// The scalar f32 expansion of one math op.
 Value expandScalar(OpBuilder &b, Location loc, Operation *op, Value x,
-                   bool ftz, bool scaled = false) {
+                   bool ftz) {
   constexpr double kLog2E = 1.4426950408889634;
   constexpr double kLn2 = 0.6931471805599453;
   const char *kEx2 =
@@ -57,7 +55,7 @@ Value expandScalar(OpBuilder &b, Location loc, Operation *op, Value x,
   if (isa<math::ExpOp>(op))
     return intrinsic(
         b, loc, kEx2,
-        scaled ? x : arith::MulFOp::create(b, loc, x, constant(b, loc, kLog2E)));
+        arith::MulFOp::create(b, loc, x, constant(b, loc, kLog2E)));
   if (isa<math::LogOp>(op))
     return arith::MulFOp::create(b, loc,
                                  intrinsic(b, loc, "llvm.nvvm.lg2.approx.f", x),
@@ -72,55 +70,11 @@ Value expandScalar(OpBuilder &b, Location loc, Operation *op, Value x,
   return {};
 }
 
-/// The scalar that every lane of `v` holds (a broadcast or a splat
-/// constant), or null.
-Value splatScalar(OpBuilder &b, Location loc, Value v) {
-  if (auto bcast = v.getDefiningOp<vector::BroadcastOp>())
-    return isa<VectorType>(bcast.getSource().getType()) ? Value()
-                                                          : bcast.getSource();
-  DenseElementsAttr dense;
-  if (matchPattern(v, m_Constant(&dense)) && dense.isSplat())
-    return arith::ConstantOp::create(b, loc, dense.getSplatValue<TypedAttr>());
-  return {};
-}
-
 struct ExpandF32Math : public RewritePattern {
   ExpandF32Math(MLIRContext *context, bool ftz)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
         ftz(ftz) {}
   bool ftz;
-
-  /// exp(x - s) for a vector x and a scalar s broadcast over it (softmax's
-  /// and cross-entropy's shift by the row maximum or log-sum-exp):
-  /// ex2(fma(x, log2 e, -s log2 e)), with s log2 e computed once; one FFMA
-  /// per element instead of a subtract and a multiply. The product x log2 e
-  /// is exact inside the fma, so the argument's error is that of the
-  /// rounded s log2 e, half an ulp of it: a relative error of exp under
-  /// 2^-24 |s log2 e| ln 2 (4e-6 for |s| = 100), against 2^-23 |x - s| ln 2
-  /// for the two roundings of the unfused form.
-  Value expandShiftedExp(PatternRewriter &rewriter, Location loc,
-                         Operation *op, VectorType type) const {
-    if (!isa<math::ExpOp>(op))
-      return {};
-    auto sub = op->getOperand(0).getDefiningOp<arith::SubFOp>();
-    if (!sub)
-      return {};
-    Value shift = splatScalar(rewriter, loc, sub.getRhs());
-    if (!shift || !shift.getType().isF32())
-      return {};
-    constexpr double kLog2E = 1.4426950408889634;
-    Value log2e = constant(rewriter, loc, kLog2E);
-    Value negShift = arith::NegFOp::create(
-        rewriter, loc, arith::MulFOp::create(rewriter, loc, shift, log2e));
-    SmallVector<Value> lanes;
-    for (int64_t i = 0; i < type.getDimSize(0); ++i) {
-      Value lane = vector::ExtractOp::create(rewriter, loc, sub.getLhs(), i);
-      Value arg = math::FmaOp::create(rewriter, loc, lane, log2e, negShift);
-      lanes.push_back(expandScalar(rewriter, loc, op, arg, ftz,
-                                   /*scaled=*/true));
-    }
-    return vector::FromElementsOp::create(rewriter, loc, type, lanes);
-  }
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
@@ -139,10 +93,6 @@ struct ExpandF32Math : public RewritePattern {
     }
     if (vectorType.getRank() != 1 || vectorType.isScalable())
       return rewriter.notifyMatchFailure(op, "only 1-D fixed vectors");
-    if (Value shifted = expandShiftedExp(rewriter, loc, op, vectorType)) {
-      rewriter.replaceOp(op, shifted);
-      return success();
-    }
     // NVPTX has no vector forms: apply lane by lane.
     SmallVector<Value> lanes;
     for (int64_t i = 0; i < vectorType.getDimSize(0); ++i) {

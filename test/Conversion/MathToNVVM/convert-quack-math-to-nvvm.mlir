@@ -43,34 +43,6 @@ module attributes {gpu.container_module} {
       gpu.return
     }
 
-    // exp(x - s) with s broadcast over the vector: s * log2(e) once, then
-    // one fma per lane, ex2(fma(x, log2(e), -s * log2(e))).
-    // CHECK-LABEL: gpu.func @shifted_exp
-    // CHECK-SAME: (%[[X:.*]]: vector<2xf32>, %[[S:.*]]: f32
-    gpu.func @shifted_exp(%x: vector<2xf32>, %s: f32, %p: !llvm.ptr<1>) kernel {
-      // CHECK: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
-      // CHECK: %[[SL:.*]] = arith.mulf %[[S]], %[[LOG2E]] : f32
-      // CHECK: %[[NEG:.*]] = arith.negf %[[SL]] : f32
-      // CHECK: %[[X0:.*]] = vector.extract %[[X]][0]
-      // CHECK: %[[A0:.*]] = math.fma %[[X0]], %[[LOG2E]], %[[NEG]] : f32
-      // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[A0]])
-      // CHECK: %[[X1:.*]] = vector.extract %[[X]][1]
-      // CHECK: %[[A1:.*]] = math.fma %[[X1]], %[[LOG2E]], %[[NEG]] : f32
-      // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[A1]])
-      // CHECK-NOT: arith.subf
-      %sv = vector.broadcast %s : f32 to vector<2xf32>
-      %d = arith.subf %x, %sv : vector<2xf32>
-      %e = math.exp %d : vector<2xf32>
-      // A shift that differs per lane keeps the subtraction.
-      // CHECK: arith.subf %{{.*}}, %{{.*}} : vector<2xf32>
-      // CHECK: arith.mulf
-      // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
-      %d2 = arith.subf %x, %e : vector<2xf32>
-      %e2 = math.exp %d2 : vector<2xf32>
-      llvm.store %e2, %p : vector<2xf32>, !llvm.ptr<1>
-      gpu.return
-    }
-
     // Other element types are left alone.
     // CHECK-LABEL: gpu.func @f64
     gpu.func @f64(%x: f64, %p: !llvm.ptr<1>) kernel {

@@ -109,10 +109,15 @@ quack.kernel @grouped(%x: memref<?x4096xf32> {quack.name = "x"},
 
 // exp(x - logsumexp(x)) (a softmax) reuses the logsumexp's exponentials:
 // each thread multiplies its exp(x - m) by exp(m - lse), one exponential per
-// thread instead of one per element.
+// thread instead of one per element. A row widened from bf16 takes
+// exp(x - m) as exp2(fma(x, log2 e, -m log2 e)).
 // OP-LABEL: gpu.module @softmax_reuse
-// OP: %[[E0:.*]] = math.exp %{{.*}} : vector<8xf32>
-// OP: %[[E1:.*]] = math.exp %{{.*}} : vector<8xf32>
+// OP: %[[NEG:.*]] = arith.negf %{{.*}} : f32
+// OP: %[[NEGV:.*]] = vector.broadcast %[[NEG]] : f32 to vector<8xf32>
+// OP: %[[A0:.*]] = math.fma %{{.*}}, %{{.*}}, %[[NEGV]] : vector<8xf32>
+// OP: %[[E0:.*]] = math.exp2 %[[A0]] : vector<8xf32>
+// OP: %[[A1:.*]] = math.fma %{{.*}}, %{{.*}}, %[[NEGV]] : vector<8xf32>
+// OP: %[[E1:.*]] = math.exp2 %[[A1]] : vector<8xf32>
 // OP: quack.allreduce
 // OP: %[[D:.*]] = arith.subf %{{.*}}, %{{.*}} : f32
 // OP: %[[F:.*]] = math.exp %[[D]] : f32
@@ -141,7 +146,7 @@ quack.kernel @softmax_reuse(%x: memref<?x4096xbf16> {quack.name = "x"},
 // exp(x - lse) again.
 // AGAIN-LABEL: gpu.module @softmax_again
 // AGAIN: quack.allreduce
-// AGAIN-COUNT-16: math.exp %{{.*}} : vector<8xf32>
+// AGAIN-COUNT-16: math.exp2 %{{.*}} : vector<8xf32>
 // AGAIN: gpu.return
 quack.kernel @softmax_again(%x: memref<?x16384xbf16> {quack.name = "x"},
                             %y: memref<?x16384xbf16> {quack.name = "y", quack.role = "output"}) {
@@ -153,5 +158,25 @@ quack.kernel @softmax_again(%x: memref<?x16384xbf16> {quack.name = "x"},
   %e = math.exp %d : vector<16384xf32>
   %t = arith.truncf %e : vector<16384xf32> to vector<16384xbf16>
   quack.store %t, %y : vector<16384xbf16>, memref<?x16384xbf16>
+  quack.return
+}
+
+// -----
+
+// An f32 row keeps exp(x - m) unfused (the fma's argument would be off by
+// up to 2^-24 |x| log2 e, 1e-5 relative at |x| = 200).
+// OP-LABEL: gpu.module @softmax_f32
+// OP: arith.subf %{{.*}}, %{{.*}} : vector<4xf32>
+// OP-NEXT: math.exp %{{.*}} : vector<4xf32>
+// OP-NOT: math.fma
+// OP: gpu.return
+quack.kernel @softmax_f32(%x: memref<?x4096xf32> {quack.name = "x"},
+                          %y: memref<?x4096xf32> {quack.name = "y", quack.role = "output"}) {
+  %row = quack.load %x : memref<?x4096xf32> -> vector<4096xf32>
+  %l = quack.logsumexp %row : vector<4096xf32> -> f32
+  %lb = vector.broadcast %l : f32 to vector<4096xf32>
+  %d = arith.subf %row, %lb : vector<4096xf32>
+  %e = math.exp %d : vector<4096xf32>
+  quack.store %e, %y : vector<4096xf32>, memref<?x4096xf32>
   quack.return
 }
