@@ -90,6 +90,18 @@ def test_large_values_do_not_overflow():
     check(x)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_minus_inf_blocks_with_small_values(dtype):
+    # Blocks of -inf between values near -100: some threads hold only -inf
+    # (their exponentials, kept for the output, are 0 and must stay 0, not
+    # 0 * exp(-inf - lse) = NaN or 0 * inf), and lse is far below 0.
+    x = randn(8, 4096, dtype=dtype, scale=1.0) - 100.0
+    x[:, (torch.arange(4096, device="cuda") % 2048) < 1024] = float("-inf")
+    y = check(x)
+    assert not torch.isnan(y).any()
+    assert (y[:, :1024] == 0).all()
+
+
 def test_not_last_dim_is_refused():
     x = randn(4, 1000, dtype=torch.float32)
     with pytest.raises(ValueError, match="only the last dimension"):
