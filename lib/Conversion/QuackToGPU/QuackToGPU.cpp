@@ -2263,7 +2263,8 @@ bool RowKernelLowering::keepsExponentials(Value input) {
 
 bool RowKernelLowering::widenedFrom16Bits(Value row) {
   auto ext = row.getDefiningOp<arith::ExtFOp>();
-  return ext && getElementTypeOrSelf(ext.getIn().getType()).getIntOrFloatBitWidth() == 16;
+  return ext && getElementTypeOrSelf(ext.getIn().getType())
+                         .getIntOrFloatBitWidth() == 16;
 }
 
 SmallVector<Value> RowKernelLowering::shiftedExps(ArrayRef<Value> frags,
