@@ -365,15 +365,15 @@ static int64_t spills(const Artifacts &a) {
   return bytes;
 }
 
-/// Spill bytes up to which a table entry's loop with its shared sums
-/// (`sums=K`) is kept as measured. layernorm_bwd at 32768-131072 on
-/// clusters of 2-8 CTAs of 512 threads, two bulk-copy buffers and db's
-/// partials in shared memory: ptxas spills 12-32 bytes, and on an H100 it
-/// ran 6-17% faster in bf16 than the table's entries before and 8-31%
-/// faster than the model's configs, which spill none (f16 at 131072, 24
-/// bytes: 2% slower than the entry before, 9% faster than the model's;
-/// BENCHMARKS.md, 2026-12-06, clusters of 8 CTAs).
-static constexpr int64_t kTableSpillBytes = 32;
+// kTableSpillBytes (Compiler.h), the spill bytes up to which a table
+// entry's loop with its shared sums (`sums=K`) is kept as measured, comes
+// from these entries: layernorm_bwd at 32768-131072 on clusters of 2-8 CTAs
+// of 512 threads, two bulk-copy buffers and db's partials in shared memory.
+// ptxas spills 12-32 bytes there, and on an H100 they ran 6-17% faster in
+// bf16 than the table's entries before and 8-31% faster than the model's
+// configs, which spill none (f16 at 131072, 24 bytes: 2% slower than the
+// entry before, 9% faster than the model's; BENCHMARKS.md, 2026-12-06,
+// clusters of 8 CTAs).
 
 /// Whether `k` runs a table entry's loop with the shared sums the entry
 /// gives (from the table, or forced to the same count).

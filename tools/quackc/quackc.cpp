@@ -80,13 +80,14 @@ cl::opt<bool> printConfig("print-config",
 cl::opt<bool> report("report",
                      cl::desc("print ptxas' resource report to stderr"),
                      cl::cat(category));
-cl::opt<bool> failOnSpills(
-    "fail-on-spills",
-    cl::desc("make register spills (any spill bytes in ptxas' report) an "
-             "error, except at most 32 bytes in a prefetching loop with "
-             "shared sums (as the table's entries of such loops were "
-             "measured)"),
-    cl::cat(category));
+const std::string failOnSpillsHelp =
+    "make register spills (any spill bytes in ptxas' report) an error, "
+    "except at most " +
+    std::to_string(quack::kTableSpillBytes) +
+    " bytes in a prefetching loop with shared sums (as the table's entries "
+    "of such loops were measured)";
+cl::opt<bool> failOnSpills("fail-on-spills", cl::desc(failOnSpillsHelp),
+                           cl::cat(category));
 cl::opt<std::string> ptxasPath("ptxas", cl::desc("path to ptxas"),
                                cl::cat(category));
 cl::opt<std::string> bundleDir(

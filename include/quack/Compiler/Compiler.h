@@ -83,6 +83,11 @@ struct CompileOptions {
 };
 
 /// Launch metadata of one compiled kernel (docs/abi.md, schema 1).
+/// Spill bytes up to which a prefetching loop with shared sums over rows
+/// (a table entry's `sums=K` loop, as measured) is kept, and which
+/// --fail-on-spills lets pass (see KernelMetadata::measuredSpills).
+inline constexpr int64_t kTableSpillBytes = 32;
+
 struct KernelMetadata {
   std::string kernel;
   std::string arch;
@@ -131,7 +136,8 @@ struct KernelMetadata {
   /// The K of the table entry (`sums=K`) whose loop the kernel runs; 0
   /// where none.
   int64_t tableSums = 0;
-  /// ptxas spills a few bytes (at most 32) in a prefetching loop with
+  /// ptxas spills a few bytes (at most kTableSpillBytes) in a prefetching
+  /// loop with
   /// shared sums, as the table's entries of such loops were measured:
   /// quackc keeps it, and --fail-on-spills lets it pass.
   bool measuredSpills = false;
