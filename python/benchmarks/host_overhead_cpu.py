@@ -57,6 +57,7 @@ def patch():
     torch.Tensor.is_cuda = property(lambda self: True)
     _ops._get_device = lambda: -1  # CPU tensors' get_device()
     _ops._raw_stream = lambda dev: 0
+    torch.cuda.is_current_stream_capturing = lambda: False
     _runtime.load_library()
     _runtime._raw_launch = stub_launch()
 

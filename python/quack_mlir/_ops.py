@@ -163,6 +163,32 @@ def empty_per_row(x, m):
     return x.new_empty(m, dtype=_f32)
 
 
+# Per-row statistics that nobody reads (the rstd of an rmsnorm called
+# without autograd, the lse of such a cross-entropy) still have to be
+# written somewhere: for up to _SCRATCH_ROWS rows they go to one f32 buffer
+# per device instead of a new tensor, an allocation less per call where the
+# host time is what counts (few rows). Kernels on any stream may write the
+# buffer at the same time; nothing reads it, and it is never freed, so no
+# kernel can write into memory the allocator has handed to a tensor.
+_SCRATCH_ROWS = 16384
+_scratch = {}
+
+
+def unread_per_row(x, m, dev):
+    """An f32 tensor of at least M elements on x's device (index `dev`),
+    for per-row outputs that are written but never read."""
+    if m <= _SCRATCH_ROWS:
+        buf = _scratch.get(dev)
+        if buf is not None:
+            return buf
+        # Not from inside a CUDA graph capture, whose allocations belong to
+        # the graph's pool.
+        if not torch.cuda.is_current_stream_capturing():
+            buf = _scratch[dev] = x.new_empty(_SCRATCH_ROWS, dtype=_f32)
+            return buf
+    return x.new_empty(m, dtype=_f32)
+
+
 def launch(launcher, key, dev, m, args):
     """Launches on the current stream of device `dev`, making it the
     current device for the call when it is not."""

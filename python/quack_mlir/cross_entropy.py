@@ -39,17 +39,20 @@ def _check(logits, target, reduction, ignore_index):
         raise TypeError(f"{_OP}: ignore_index must be an int")
 
 
-def _forward(logits, target, ignore_index):
+def _forward(logits, target, ignore_index, keep_lse=True):
+    """Returns (loss, lse); without `keep_lse` the lse goes to a scratch
+    buffer and None is returned in its place."""
     m, n, stride, dt, _ = _ops.rows(_OP, logits)
     dev = _ops.device(_OP, logits, ("target", target))
     target = target.contiguous()
     loss = _ops.empty_per_row(logits, m)
-    lse = _ops.empty_per_row(logits, m)
+    lse = (_ops.empty_per_row(logits, m) if keep_lse else
+           _ops.unread_per_row(logits, m, dev))
     if m > 0:
         _ops.launch(_fwd, (dt[0], n), dev, m, (
             logits.data_ptr(), stride, target.data_ptr(), ignore_index,
             loss.data_ptr(), lse.data_ptr()))
-    return loss, lse
+    return loss, (lse if keep_lse else None)
 
 
 def _backward(logits, target, lse, dloss, ignore_index):
@@ -110,7 +113,7 @@ def cross_entropy(logits, target, reduction="mean", ignore_index=-100):
             not torch.compiler.is_compiling()):
         # Nothing to differentiate: the kernel alone, without the cost of
         # an autograd.Function (its context and saved tensors).
-        loss = _forward(logits, target, ignore_index)[0]
+        loss = _forward(logits, target, ignore_index, keep_lse=False)[0]
     else:
         loss = _function().apply(logits, target, ignore_index)
     if reduction == "none":

@@ -12,8 +12,10 @@ _OP = "layer_norm"
 _kernel = Launcher("layernorm_fwd", ("T", "TW", "N"), fixed={"BIAS": "true"})
 
 
-def layer_norm_forward(x, weight, bias, eps):
-    """Returns (y, mean, rstd); the eager path, validating everything."""
+def layer_norm_forward(x, weight, bias, eps, keep_stats=True):
+    """Returns (y, mean, rstd); the eager path, validating everything.
+    Without `keep_stats`, mean and rstd are written to a scratch buffer and
+    None is returned in their place."""
     ops = _ops
     if ops.torch is None:
         ops.init_torch()
@@ -22,13 +24,20 @@ def layer_norm_forward(x, weight, bias, eps):
     ops.vector(_OP, "bias", bias, x, n)
     dev = ops.device(_OP, x, ("weight", weight), ("bias", bias))
     y = ops.empty_rows_like(x, contiguous)
-    mean = ops.empty_per_row(x, m)
-    rstd = ops.empty_per_row(x, m)
+    if keep_stats:
+        mean = ops.empty_per_row(x, m)
+        rstd = ops.empty_per_row(x, m)
+    else:
+        # Both into one buffer: the kernel writes them in turn per row, and
+        # nothing reads either.
+        mean = rstd = ops.unread_per_row(x, m, dev)
     if m > 0:
         ops.launch(_kernel, (dt[0], dt[0], n), dev, m, (
             x.data_ptr(), stride, weight.data_ptr(), bias.data_ptr(),
             float_bits(eps), y.data_ptr(), n if m > 1 else 0,
             mean.data_ptr(), rstd.data_ptr()))
+    if not keep_stats:
+        return y, None, None
     return y, mean, rstd
 
 
@@ -138,7 +147,8 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5,
             getattr(bias, "requires_grad", False)):
         y, mean, rstd = _function().apply(x, weight, bias, eps)
     else:
-        y, mean, rstd = layer_norm_forward(x, weight, bias, eps)
+        y, mean, rstd = layer_norm_forward(x, weight, bias, eps,
+                                           keep_stats=return_stats)
     return (y, mean, rstd) if return_stats else y
 
 

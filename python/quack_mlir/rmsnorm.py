@@ -19,8 +19,10 @@ def check_eps(op, eps):
                         f"{type(eps).__name__}")
 
 
-def rmsnorm_forward(x, weight, eps):
-    """Returns (y, rstd); the eager path, validating everything."""
+def rmsnorm_forward(x, weight, eps, keep_rstd=True):
+    """Returns (y, rstd); the eager path, validating everything. Without
+    `keep_rstd`, rstd is written to a scratch buffer and None is returned
+    in its place."""
     ops = _ops
     if ops.torch is None:
         ops.init_torch()
@@ -28,12 +30,13 @@ def rmsnorm_forward(x, weight, eps):
     ops.vector(_OP, "weight", weight, x, n)
     dev = ops.device(_OP, x, ("weight", weight))
     y = ops.empty_rows_like(x, contiguous)
-    rstd = ops.empty_per_row(x, m)
+    rstd = (ops.empty_per_row(x, m) if keep_rstd else
+            ops.unread_per_row(x, m, dev))
     if m > 0:
         ops.launch(_kernel, (dt[0], dt[0], n), dev, m, (
             x.data_ptr(), stride, weight.data_ptr(), float_bits(eps),
             y.data_ptr(), n if m > 1 else 0, rstd.data_ptr()))
-    return y, rstd
+    return y, (rstd if keep_rstd else None)
 
 
 _op = None
@@ -105,7 +108,7 @@ def rmsnorm(x, weight, eps=1e-6, return_rstd=False):
             getattr(weight, "requires_grad", False)):
         y, rstd = _function().apply(x, weight, eps)
     else:
-        y, rstd = rmsnorm_forward(x, weight, eps)
+        y, rstd = rmsnorm_forward(x, weight, eps, keep_rstd=return_rstd)
     return (y, rstd) if return_rstd else y
 
 

@@ -555,6 +555,34 @@ def test_ops_pass_arguments_in_metadata_order(torch, tmp_path, monkeypatch):
                         y.data_ptr(), 0, mean.data_ptr(), rstd.data_ptr()]
         assert y.shape == (1, n) and mean.shape == (1,)
 
+        # Statistics nobody asked for go to the device's scratch buffer:
+        # the same one at every call, with no tensor returned for them.
+        monkeypatch.setattr(_ops, "_scratch", {})
+        monkeypatch.setattr(torch.cuda, "is_current_stream_capturing",
+                            lambda: False)
+        quack_mlir.rmsnorm(x, w, 1e-5)
+        first = calls.pop()[2]
+        quack_mlir.rmsnorm(x, w, 1e-5)
+        second = calls.pop()[2]
+        scratch = _ops._scratch[-1]
+        assert scratch.dtype == torch.float32 and scratch.numel() >= 15
+        assert first[6] == second[6] == scratch.data_ptr()
+        quack_mlir.layer_norm(x, n, w, b)
+        args = calls.pop()[2]
+        assert args[7] == args[8] == scratch.data_ptr()
+        # More rows than the buffer holds: a tensor of their own.
+        big = torch.randn(_ops._SCRATCH_ROWS + 1, n, dtype=torch.bfloat16)
+        quack_mlir.rmsnorm(big, w, 1e-5)
+        assert calls.pop()[2][6] != scratch.data_ptr()
+        # The first scratch buffer is not allocated inside a graph capture
+        # (the graph's pool would own it): that call gets its own tensor.
+        monkeypatch.setattr(_ops, "_scratch", {})
+        monkeypatch.setattr(torch.cuda, "is_current_stream_capturing",
+                            lambda: True)
+        quack_mlir.rmsnorm(x, w, 1e-5)
+        calls.pop()
+        assert not _ops._scratch
+
         # M = 0 launches nothing.
         quack_mlir.softmax(torch.empty(0, n))
         assert not calls
