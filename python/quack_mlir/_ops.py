@@ -174,6 +174,13 @@ _SCRATCH_ROWS = 16384
 _scratch = {}
 
 
+def stats_per_row(x, m, dev, keep):
+    """The f32 tensor a kernel writes a per-row statistic to: a new one of
+    shape [M] on x's device when the caller keeps it (`keep`), else
+    unread_per_row(x, m, dev)."""
+    return empty_per_row(x, m) if keep else unread_per_row(x, m, dev)
+
+
 def unread_per_row(x, m, dev):
     """An f32 tensor of at least M elements on x's device (index `dev`),
     for per-row outputs that are written but never read."""

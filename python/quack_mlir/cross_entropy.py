@@ -46,8 +46,7 @@ def _forward(logits, target, ignore_index, keep_lse=True):
     dev = _ops.device(_OP, logits, ("target", target))
     target = target.contiguous()
     loss = _ops.empty_per_row(logits, m)
-    lse = (_ops.empty_per_row(logits, m) if keep_lse else
-           _ops.unread_per_row(logits, m, dev))
+    lse = _ops.stats_per_row(logits, m, dev, keep_lse)
     if m > 0:
         _ops.launch(_fwd, (dt[0], n), dev, m, (
             logits.data_ptr(), stride, target.data_ptr(), ignore_index,

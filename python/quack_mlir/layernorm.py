@@ -24,13 +24,9 @@ def layer_norm_forward(x, weight, bias, eps, keep_stats=True):
     ops.vector(_OP, "bias", bias, x, n)
     dev = ops.device(_OP, x, ("weight", weight), ("bias", bias))
     y = ops.empty_rows_like(x, contiguous)
-    if keep_stats:
-        mean = ops.empty_per_row(x, m)
-        rstd = ops.empty_per_row(x, m)
-    else:
-        # Both into one buffer: the kernel writes them in turn per row, and
-        # nothing reads either.
-        mean = rstd = ops.unread_per_row(x, m, dev)
+    # Unkept, both go to the one scratch buffer: nothing reads either.
+    mean = ops.stats_per_row(x, m, dev, keep_stats)
+    rstd = ops.stats_per_row(x, m, dev, keep_stats)
     if m > 0:
         ops.launch(_kernel, (dt[0], dt[0], n), dev, m, (
             x.data_ptr(), stride, weight.data_ptr(), bias.data_ptr(),

@@ -30,8 +30,7 @@ def rmsnorm_forward(x, weight, eps, keep_rstd=True):
     ops.vector(_OP, "weight", weight, x, n)
     dev = ops.device(_OP, x, ("weight", weight))
     y = ops.empty_rows_like(x, contiguous)
-    rstd = (ops.empty_per_row(x, m) if keep_rstd else
-            ops.unread_per_row(x, m, dev))
+    rstd = ops.stats_per_row(x, m, dev, keep_rstd)
     if m > 0:
         ops.launch(_kernel, (dt[0], dt[0], n), dev, m, (
             x.data_ptr(), stride, weight.data_ptr(), float_bits(eps),

@@ -82,12 +82,12 @@ struct CompileOptions {
   std::string ptxas;
 };
 
-/// Launch metadata of one compiled kernel (docs/abi.md, schema 1).
 /// Spill bytes up to which a prefetching loop with shared sums over rows
 /// (a table entry's `sums=K` loop, as measured) is kept, and which
 /// --fail-on-spills lets pass (see KernelMetadata::measuredSpills).
 inline constexpr int64_t kTableSpillBytes = 32;
 
+/// Launch metadata of one compiled kernel (docs/abi.md, schema 1).
 struct KernelMetadata {
   std::string kernel;
   std::string arch;
@@ -137,9 +137,8 @@ struct KernelMetadata {
   /// where none.
   int64_t tableSums = 0;
   /// ptxas spills a few bytes (at most kTableSpillBytes) in a prefetching
-  /// loop with
-  /// shared sums, as the table's entries of such loops were measured:
-  /// quackc keeps it, and --fail-on-spills lets it pass.
+  /// loop with shared sums, as the table's entries of such loops were
+  /// measured: quackc keeps it, and --fail-on-spills lets it pass.
   bool measuredSpills = false;
   /// The kernel computes exponentials (math.exp, exp2 or tanh).
   bool exponentials = false;

@@ -2314,10 +2314,13 @@ LogicalResult RowKernelLowering::lowerShiftedExp(math::ExpOp exp) {
   if (kept == lseExponentials.end() || kept->second.input != sub.getLhs()) {
     // No kept exponentials: exp(x - s) for a per-row s, fused for a row
     // widened from 16 bits (a cross-entropy gradient from the saved lse).
+    // The cheap tests first: rowFragments may widen or recompute the row.
     Value shift = scalars.lookupOrNull(bcast.getSource());
-    const SmallVector<Value> *frags = rowFragments(sub.getLhs());
-    if (!shift || !frags || !shift.getType().isF32() ||
+    if (!shift || !shift.getType().isF32() ||
         !widenedFrom16Bits(sub.getLhs()))
+      return failure();
+    const SmallVector<Value> *frags = rowFragments(sub.getLhs());
+    if (!frags)
       return failure();
     fragments[exp.getResult()] = shiftedExps(*frags, shift, /*fused=*/true);
     return success();

@@ -180,3 +180,49 @@ quack.kernel @softmax_f32(%x: memref<?x4096xf32> {quack.name = "x"},
   quack.store %e, %y : vector<4096xf32>, memref<?x4096xf32>
   quack.return
 }
+
+// -----
+
+// exp(x - lse) from a saved per-row lse (a cross-entropy gradient): no
+// exponentials were kept, and a row widened from bf16 takes one fma and
+// one exp2 per fragment.
+// OP-LABEL: gpu.module @saved_lse_bf16
+// OP: %[[NEG:.*]] = arith.negf %{{.*}} : f32
+// OP: %[[NEGV:.*]] = vector.broadcast %[[NEG]] : f32 to vector<8xf32>
+// OP: math.fma %{{.*}}, %{{.*}}, %[[NEGV]] : vector<8xf32>
+// OP-NEXT: math.exp2 %{{.*}} : vector<8xf32>
+// OP-NOT: math.exp %
+// OP: gpu.return
+quack.kernel @saved_lse_bf16(%x: memref<?x4096xbf16> {quack.name = "x"},
+                             %lse: memref<?xf32> {quack.name = "lse"},
+                             %y: memref<?x4096xbf16> {quack.name = "y", quack.role = "output"}) {
+  %row = quack.load %x : memref<?x4096xbf16> -> vector<4096xbf16>
+  %l = quack.load %lse : memref<?xf32> -> f32
+  %xf = arith.extf %row : vector<4096xbf16> to vector<4096xf32>
+  %lb = vector.broadcast %l : f32 to vector<4096xf32>
+  %d = arith.subf %xf, %lb : vector<4096xf32>
+  %e = math.exp %d : vector<4096xf32>
+  %t = arith.truncf %e : vector<4096xf32> to vector<4096xbf16>
+  quack.store %t, %y : vector<4096xbf16>, memref<?x4096xbf16>
+  quack.return
+}
+
+// -----
+
+// The same over an f32 row keeps the subtraction and exp.
+// OP-LABEL: gpu.module @saved_lse_f32
+// OP: arith.subf %{{.*}}, %{{.*}} : vector<4xf32>
+// OP: math.exp %{{.*}} : vector<4xf32>
+// OP-NOT: math.fma
+// OP: gpu.return
+quack.kernel @saved_lse_f32(%x: memref<?x4096xf32> {quack.name = "x"},
+                            %lse: memref<?xf32> {quack.name = "lse"},
+                            %y: memref<?x4096xf32> {quack.name = "y", quack.role = "output"}) {
+  %row = quack.load %x : memref<?x4096xf32> -> vector<4096xf32>
+  %l = quack.load %lse : memref<?xf32> -> f32
+  %lb = vector.broadcast %l : f32 to vector<4096xf32>
+  %d = arith.subf %row, %lb : vector<4096xf32>
+  %e = math.exp %d : vector<4096xf32>
+  quack.store %e, %y : vector<4096xf32>, memref<?x4096xf32>
+  quack.return
+}
