@@ -31,6 +31,11 @@ if config.quack_have_ptxas:
     ptxas_dir = os.path.dirname(config.quack_ptxas)
     llvm_config.with_environment("PATH", ptxas_dir, append_path=True)
 
+# quackc and quack-opt linked against LLVM's and MLIR's static archives
+# (QUACK_LINK_LLVM_STATIC).
+if config.quack_static_tools:
+    config.available_features.add("static-tools")
+
 tool_dirs = [config.quack_tools_dir, config.llvm_tools_dir]
 tools = ["quack-opt", "quackc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
