@@ -12,10 +12,10 @@
 # do quack's libraries through QUACK_MLIR_LIBS; a tool that linked both the
 # dylib and the archives would still load the dylib (its start cost) and
 # run with two copies of LLVM's global state (options, registries). So a
-# statically linked tool links no target
-# that carries them: it takes quack's archives by file, with every MLIR and
-# LLVM archive, in one group that the linker rescans until nothing is
-# missing, and only the objects it needs are pulled in.
+# statically linked tool links no target that carries them: it takes
+# quack's archives by file, with every MLIR and LLVM archive, in one group
+# that the linker rescans until nothing is missing, and only the objects it
+# needs are pulled in.
 #
 #===----------------------------------------------------------------------===#
 

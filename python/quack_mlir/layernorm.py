@@ -24,9 +24,11 @@ def layer_norm_forward(x, weight, bias, eps, keep_stats=True):
     ops.vector(_OP, "bias", bias, x, n)
     dev = ops.device(_OP, x, ("weight", weight), ("bias", bias))
     y = ops.empty_rows_like(x, contiguous)
-    # Unkept, both go to the one scratch buffer: nothing reads either.
+    # Unkept, both go to one buffer (the scratch buffer, or one new tensor
+    # for more rows): the kernel writes them in turn per row, and nothing
+    # reads either.
     mean = ops.stats_per_row(x, m, dev, keep_stats)
-    rstd = ops.stats_per_row(x, m, dev, keep_stats)
+    rstd = ops.empty_per_row(x, m) if keep_stats else mean
     if m > 0:
         ops.launch(_kernel, (dt[0], dt[0], n), dev, m, (
             x.data_ptr(), stride, weight.data_ptr(), bias.data_ptr(),

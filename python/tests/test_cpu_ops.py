@@ -574,6 +574,10 @@ def test_ops_pass_arguments_in_metadata_order(torch, tmp_path, monkeypatch):
         big = torch.randn(_ops._SCRATCH_ROWS + 1, n, dtype=torch.bfloat16)
         quack_mlir.rmsnorm(big, w, 1e-5)
         assert calls.pop()[2][6] != scratch.data_ptr()
+        # layer_norm's two unread statistics still share one tensor there.
+        quack_mlir.layer_norm(big, n, w, b)
+        args = calls.pop()[2]
+        assert args[7] == args[8] != scratch.data_ptr()
         # The first scratch buffer is not allocated inside a graph capture
         # (the graph's pool would own it): that call gets its own tensor.
         monkeypatch.setattr(_ops, "_scratch", {})
