@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quack/Compiler/Compiler.h"
+#include "CompileMemo.h"
 #include "quack/Dialect/Quack/IR/QuackOps.h"
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
 #include "quack/InitAll.h"
@@ -119,7 +120,8 @@ static std::string contentHash(llvm::StringRef source,
 /// Reads the launch facts convert-quack-to-gpu left on each gpu.func.
 static std::vector<KernelMetadata>
 collectMetadata(ModuleOp module, const CompileOptions &options,
-                llvm::StringRef source) {
+                llvm::StringRef source,
+                std::vector<DictionaryAttr> *configs = nullptr) {
   std::vector<KernelMetadata> result;
   module.walk([&](gpu::GPUFuncOp func) {
     auto abi = func->getAttrOfType<ArrayAttr>("quack.abi");
@@ -215,6 +217,8 @@ collectMetadata(ModuleOp module, const CompileOptions &options,
     md.maxRowLength = maxRowLengthFor(widest);
 
     md.hash = contentHash(source, options, config);
+    if (configs)
+      configs->push_back(config);
     result.push_back(std::move(md));
   });
   return result;
@@ -449,15 +453,12 @@ static void explainRetry(Artifacts &retry, const std::string &forced,
   }
 }
 
-/// compile() without its last resort: the whole pipeline, then the retries
-/// and searches that ptxas' report decides (prefetch, shared sums, CTAs per
-/// SM, remat), each of which compiles again through this function: the
-/// last resort judges only their final result.
-static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
-                                             unsigned bufferId,
-                                             MLIRContext &context,
-                                             const CompileOptions &options) {
-  Artifacts artifacts;
+/// Steps 1-6 of compileAndSearch(): the input to PTX, in `lowered`, with
+/// the kernels' metadata in `artifacts`. Where options.emit asks for an
+/// earlier stage, `artifacts.text` holds it instead.
+static LogicalResult lower(llvm::SourceMgr &sourceMgr, unsigned bufferId,
+                           MLIRContext &context, const CompileOptions &options,
+                           Artifacts &artifacts, LoweredKernel &lowered) {
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
   StringRef name = buffer->getBufferIdentifier();
   // Errors about the whole input (flags, tools) have no source position.
@@ -507,7 +508,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   }
   if (options.emit == Stage::Quack) {
     artifacts.text = printOp(*module);
-    return artifacts;
+    return success();
   }
 
   PipelineOptions pipeline;
@@ -534,7 +535,6 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   std::map<std::string, std::string> reasons;
   std::set<std::string> tuned;
   std::map<std::string, int64_t> tableSums;
-  bool prefetches = false;
   std::set<std::string> exponentials;
   module->walk([&](mlir::quack::KernelOp kernel) {
     if (kernel
@@ -555,22 +555,22 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     if (auto config = kernel->getAttrOfType<DictionaryAttr>(
             mlir::quack::kConfigAttrName))
       if (auto flag = config.getAs<BoolAttr>("prefetch"))
-        prefetches |= flag.getValue();
+        lowered.prefetches |= flag.getValue();
   });
   if (options.emit == Stage::Config) {
     artifacts.text = printOp(*module);
-    return artifacts;
+    return success();
   }
 
   // 3. Rows over threads.
   if (failed(runPipeline(*module, buildQuackToGPUPipeline, pipeline)))
     return failure();
-  artifacts.kernels = collectMetadata(*module, options, buffer->getBuffer());
-  DictionaryAttr kernelConfig; // of the last kernel; searches need one
+  artifacts.kernels =
+      collectMetadata(*module, options, buffer->getBuffer(), &lowered.configs);
   module->walk([&](gpu::GPUFuncOp func) {
     if (auto config = func->getAttrOfType<DictionaryAttr>(
             mlir::quack::kConfigAttrName))
-      kernelConfig = config;
+      lowered.lastConfig = config;
   });
   for (KernelMetadata &md : artifacts.kernels) {
     md.configReason = reasons[md.kernel];
@@ -583,7 +583,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   }
   if (options.emit == Stage::GPU) {
     artifacts.text = printOp(*module);
-    return artifacts;
+    return success();
   }
 
   // 4. LLVM and NVVM dialects.
@@ -591,7 +591,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     return failure();
   if (options.emit == Stage::NVVM) {
     artifacts.text = printOp(*module);
-    return artifacts;
+    return success();
   }
 
   SmallVector<gpu::GPUModuleOp> gpuModules(module->getOps<gpu::GPUModuleOp>());
@@ -618,7 +618,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   if (options.emit == Stage::LLVM) {
     llvm::raw_string_ostream os(artifacts.text);
     (*llvmModule)->print(os, nullptr);
-    return artifacts;
+    return success();
   }
 
   // 6. PTX.
@@ -628,19 +628,71 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     return emitError(fileLoc) << llvm::toString(ptx.takeError()), failure();
   if (options.emit == Stage::PTX) {
     artifacts.text = std::move(*ptx);
-    return artifacts;
+    return success();
   }
+  lowered.kernels = artifacts.kernels;
+  lowered.ptx = std::move(*ptx);
+  lowered.ftz = options.expFtz != 0;
+  return success();
+}
+
+
+/// compile() without its last resort: the whole pipeline, then the retries
+/// and searches that ptxas' report decides (prefetch, shared sums, CTAs per
+/// SM, remat), each of which compiles again through this function: the
+/// last resort judges only their final result.
+static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
+                                             unsigned bufferId,
+                                             MLIRContext &context,
+                                             const CompileOptions &options) {
+  Artifacts artifacts;
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
+  Location fileLoc = UnknownLoc::get(&context);
+
+  // A retry that lowers like an earlier compile of this kernel (all but
+  // the exponential's flush-to-zero) reuses its PTX; only the hashes
+  // differ.
+  CompileMemo *memo =
+      options.emit == Stage::Cubin ? CompileMemo::active() : nullptr;
+  std::optional<LoweredKernel> lowered;
+  if (memo)
+    lowered = memo->findLowered(options);
+  if (lowered) {
+    artifacts.kernels = lowered->kernels;
+    for (auto [md, config] : llvm::zip(artifacts.kernels, lowered->configs))
+      md.hash = contentHash(buffer->getBuffer(), options, config);
+  } else {
+    lowered.emplace();
+    if (failed(lower(sourceMgr, bufferId, context, options, artifacts,
+                     *lowered)))
+      return failure();
+    if (options.emit != Stage::Cubin)
+      return artifacts;
+    if (memo)
+      memo->storeLowered(options, *lowered);
+  }
+  const bool prefetches = lowered->prefetches;
+  const DictionaryAttr kernelConfig = lowered->lastConfig;
 
   // 7. cubin.
   llvm::Expected<std::string> ptxas = findPtxas(options.ptxas);
   if (!ptxas)
     return emitError(fileLoc) << llvm::toString(ptxas.takeError()), failure();
-  llvm::Expected<Cubin> cubin = assemblePTX(*ptx, options.arch, *ptxas);
+  // compile() may compile a kernel with exponentials again without their
+  // flush-to-zero: ptxas on that PTX runs beside this one where a hardware
+  // thread is idle, and the retry finds its cubin.
+  if (memo && options.expFtz < 0 && artifacts.kernels.size() == 1 &&
+      artifacts.kernels.front().exponentials && hasFtzChoice(lowered->ptx))
+    memo->assembleAhead(withExpFtz(lowered->ptx, /*ftz=*/false), options.arch,
+                        *ptxas);
+  llvm::Expected<Cubin> cubin =
+      memo ? memo->assemble(lowered->ptx, options.arch, *ptxas)
+           : assemblePTX(lowered->ptx, options.arch, *ptxas);
   if (!cubin)
     return emitError(fileLoc) << llvm::toString(cubin.takeError()), failure();
   artifacts.cubin = std::move(cubin->binary);
   artifacts.ptxasLog = cubin->log;
-  artifacts.ptx = std::move(*ptx);
+  artifacts.ptx = std::move(lowered->ptx);
   for (KernelMetadata &md : artifacts.kernels)
     for (const ResourceReport &report : cubin->reports)
       if (report.kernel == md.kernel)
@@ -870,6 +922,9 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
 FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                              MLIRContext &context,
                              const CompileOptions &options) {
+  // The retries below (and their searches) share what this compile lowered
+  // and assembled; the outermost compile on this thread owns it.
+  CompileMemo::Scope memo;
   FailureOr<Artifacts> artifacts =
       compileAndSearch(sourceMgr, bufferId, context, options);
   if (failed(artifacts))
@@ -1024,7 +1079,9 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   // (BENCHMARKS.md, fourteenth run).
   // Only where registers, not the block size, bound the CTAs per SM: a
   // second compile of every kernel with exponentials doubled their
-  // compile time.
+  // compile time. The retry reuses this compile's lowering to PTX, and
+  // finds the unbounded ptxas runs done ahead where a hardware thread was
+  // idle (CompileMemo).
   auto ctasPerSmByThreads = [](const Artifacts &a) {
     const KernelMetadata &k = a.kernels.front();
     return k.blockThreads <= 0

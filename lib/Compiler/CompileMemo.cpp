@@ -1,0 +1,143 @@
+//===- CompileMemo.cpp - what the retries of one compile share ------------===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompileMemo.h"
+
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+
+using namespace quack;
+
+static constexpr llvm::StringLiteral kFtz = "ex2.approx.ftz.f32";
+static constexpr llvm::StringLiteral kExact = "ex2.approx.f32";
+
+std::string quack::withExpFtz(llvm::StringRef ptx, bool ftz) {
+  llvm::StringRef from = ftz ? kExact : kFtz, to = ftz ? kFtz : kExact;
+  std::string out;
+  out.reserve(ptx.size() + 8);
+  while (true) {
+    size_t at = ptx.find(from);
+    if (at == llvm::StringRef::npos)
+      break;
+    out += ptx.take_front(at);
+    out += to;
+    ptx = ptx.drop_front(at + from.size());
+  }
+  out += ptx;
+  return out;
+}
+
+bool quack::hasFtzChoice(llvm::StringRef ptx) {
+  return ptx.contains(kFtz) || ptx.contains(kExact);
+}
+
+/// Every option that the lowering to PTX reads, but expFtz (the emitted
+/// instruction alone) and the ptxas path. A new CompileOptions field that
+/// changes the PTX must be added here.
+static std::string loweringKey(const CompileOptions &o) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << o.arch << '|' << static_cast<int>(o.emit) << '|' << o.kernel << '|'
+     << o.alignment << '|' << o.vector << '|' << o.threadsPerRow << '|'
+     << o.rowsPerCta << '|' << o.clusterSize << '|' << o.minCtasPerSm << '|'
+     << o.prefetch << '|' << o.remat << '|' << o.sink << '|' << o.copy << '|'
+     << o.stages << '|' << o.sums << '|' << o.earlySums << '|' << o.fma << '|'
+     << o.useTuned;
+  for (const auto &[name, value] : o.bindings)
+    os << '|' << name << '=' << value;
+  return key;
+}
+
+static thread_local CompileMemo *activeMemo = nullptr;
+/// Outermost compiles running in this process (all threads).
+static std::atomic<size_t> runningCompiles{0};
+
+CompileMemo *CompileMemo::active() { return activeMemo; }
+
+CompileMemo::Scope::Scope() {
+  if (activeMemo)
+    return;
+  owned.reset(new CompileMemo());
+  activeMemo = owned.get();
+  ++runningCompiles;
+}
+
+CompileMemo::Scope::~Scope() {
+  if (!owned)
+    return;
+  activeMemo = nullptr;
+  owned.reset(); // waits for ptxas runs started ahead
+  --runningCompiles;
+}
+
+CompileMemo::~CompileMemo() {
+  for (auto &[key, result] : assembled)
+    result.wait();
+}
+
+std::optional<LoweredKernel>
+CompileMemo::findLowered(const CompileOptions &options) const {
+  auto it = lowered.find(loweringKey(options));
+  if (it == lowered.end())
+    return std::nullopt;
+  LoweredKernel result = it->second;
+  bool ftz = options.expFtz != 0;
+  if (result.ftz != ftz) {
+    result.ptx = withExpFtz(result.ptx, ftz);
+    result.ftz = ftz;
+  }
+  return result;
+}
+
+void CompileMemo::storeLowered(const CompileOptions &options,
+                               const LoweredKernel &result) {
+  lowered.emplace(loweringKey(options), result);
+}
+
+CompileMemo::Assembled CompileMemo::run(const std::string &ptx,
+                                        const std::string &arch,
+                                        const std::string &ptxas) {
+  Assembled result;
+  llvm::Expected<Cubin> cubin = assemblePTX(ptx, arch, ptxas);
+  if (cubin)
+    result.cubin = std::move(*cubin);
+  else
+    result.error = llvm::toString(cubin.takeError());
+  return result;
+}
+
+llvm::Expected<Cubin> CompileMemo::assemble(const std::string &ptx,
+                                            llvm::StringRef arch,
+                                            llvm::StringRef ptxas) {
+  std::string key = arch.str() + '\n' + ptx;
+  auto it = assembled.find(key);
+  if (it == assembled.end()) {
+    std::promise<Assembled> done;
+    done.set_value(run(ptx, arch.str(), ptxas.str()));
+    it = assembled.emplace(std::move(key), done.get_future().share()).first;
+  }
+  const Assembled &result = it->second.get();
+  if (!result.cubin)
+    return llvm::createStringError(result.error);
+  return *result.cubin;
+}
+
+bool CompileMemo::assembleAhead(const std::string &ptx, llvm::StringRef arch,
+                                llvm::StringRef ptxas) {
+  size_t threads = llvm::hardware_concurrency().compute_thread_count();
+  if (runningCompiles.load() >= threads)
+    return false;
+  std::string key = arch.str() + '\n' + ptx;
+  if (assembled.count(key))
+    return false;
+  assembled.emplace(std::move(key),
+                    std::async(std::launch::async, run, ptx, arch.str(),
+                               ptxas.str())
+                        .share());
+  return true;
+}

@@ -1,0 +1,109 @@
+//===- CompileMemo.h - what the retries of one compile share ---*- C++ -*-===//
+//
+// Part of the quack project.
+//
+// A compile of one kernel may compile it again several times (the searches
+// and retries of lib/Compiler/Compiler.cpp). Two of those repeats redo work
+// already done: the retry with exact exponentials (exp_ftz=0) lowers the
+// kernel to the same PTX as the first compile except for the exponential
+// instruction, and may assemble a PTX text that was assembled before. The
+// memo of the outermost compile on a thread keeps both, and runs ptxas on
+// the exact-exponential PTX ahead, on a hardware thread no compile uses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_LIB_COMPILER_COMPILEMEMO_H
+#define QUACK_LIB_COMPILER_COMPILEMEMO_H
+
+#include "quack/Compiler/Compiler.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/Error.h"
+
+#include <future>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace quack {
+
+/// A kernel lowered to PTX, before ptxas: what the cubin stage needs.
+struct LoweredKernel {
+  /// Metadata of each kernel, with the facts config selection gave (not yet
+  /// ptxas' resources).
+  std::vector<KernelMetadata> kernels;
+  /// Each kernel's quack.config, from which its hash is computed.
+  std::vector<mlir::DictionaryAttr> configs;
+  /// The quack.config of the last kernel (the CTAs-per-SM search's).
+  mlir::DictionaryAttr lastConfig;
+  /// Whether any kernel's loop prefetches the next row group.
+  bool prefetches = false;
+  /// The PTX, its exponentials through ex2.approx.ftz where `ftz`.
+  std::string ptx;
+  bool ftz = true;
+};
+
+/// `ptx` with every f32 exponential through ex2.approx.ftz (`ftz`) or
+/// ex2.approx. The two lowerings differ in that instruction alone
+/// (test/quackc/exp-ftz.test checks this on the catalogue's kernels).
+std::string withExpFtz(llvm::StringRef ptx, bool ftz);
+
+/// Whether `ptx` has an exponential whose flush-to-zero can be chosen.
+bool hasFtzChoice(llvm::StringRef ptx);
+
+class CompileMemo {
+public:
+  /// The memo of the compile running on this thread, or nullptr.
+  static CompileMemo *active();
+
+  /// Installs a memo for the outermost compile on this thread (nested
+  /// compiles, its retries, use that one) and counts the compiles running
+  /// in this process.
+  class Scope {
+  public:
+    Scope();
+    ~Scope();
+    Scope(const Scope &) = delete;
+    Scope &operator=(const Scope &) = delete;
+
+  private:
+    std::unique_ptr<CompileMemo> owned;
+  };
+
+  /// The lowering stored for options that lower alike (all but expFtz),
+  /// with its PTX for `options`' exponentials; none if there is none.
+  std::optional<LoweredKernel> findLowered(const CompileOptions &options) const;
+  void storeLowered(const CompileOptions &options, const LoweredKernel &lowered);
+
+  /// ptxas on `ptx`, or the result of an earlier run on the same text in
+  /// this compile (waiting for it where it runs ahead).
+  llvm::Expected<Cubin> assemble(const std::string &ptx, llvm::StringRef arch,
+                                 llvm::StringRef ptxas);
+
+  /// Starts ptxas on `ptx` in the background, for assemble() to pick up,
+  /// where fewer compiles run in this process than it has hardware
+  /// threads. Returns whether it started.
+  bool assembleAhead(const std::string &ptx, llvm::StringRef arch,
+                     llvm::StringRef ptxas);
+
+  ~CompileMemo();
+
+private:
+  CompileMemo() = default;
+
+  struct Assembled {
+    std::optional<Cubin> cubin;
+    std::string error;
+  };
+  static Assembled run(const std::string &ptx, const std::string &arch,
+                       const std::string &ptxas);
+
+  std::map<std::string, LoweredKernel> lowered;
+  /// Keyed by arch and PTX text.
+  std::map<std::string, std::shared_future<Assembled>> assembled;
+};
+
+} // namespace quack
+
+#endif // QUACK_LIB_COMPILER_COMPILEMEMO_H
