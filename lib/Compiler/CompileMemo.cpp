@@ -54,25 +54,29 @@ static std::string loweringKey(const CompileOptions &o) {
 }
 
 static thread_local CompileMemo *activeMemo = nullptr;
-/// Outermost compiles running in this process (all threads).
-static std::atomic<size_t> runningCompiles{0};
+/// Outermost compiles and ptxas runs started ahead, running in this
+/// process (all threads).
+static std::atomic<size_t> running{0};
 
 CompileMemo *CompileMemo::active() { return activeMemo; }
 
-CompileMemo::Scope::Scope() {
-  if (activeMemo)
+CompileMemo::Scope::Scope(const llvm::SourceMgr &sourceMgr, unsigned bufferId,
+                          const mlir::MLIRContext &context) {
+  if (activeMemo && activeMemo->sourceMgr == &sourceMgr &&
+      activeMemo->bufferId == bufferId && activeMemo->context == &context)
     return;
-  owned.reset(new CompileMemo());
+  previous = activeMemo;
+  owned.reset(new CompileMemo(sourceMgr, bufferId, context));
   activeMemo = owned.get();
-  ++runningCompiles;
+  ++running;
 }
 
 CompileMemo::Scope::~Scope() {
   if (!owned)
     return;
-  activeMemo = nullptr;
   owned.reset(); // waits for ptxas runs started ahead
-  --runningCompiles;
+  activeMemo = previous;
+  --running;
 }
 
 CompileMemo::~CompileMemo() {
@@ -111,11 +115,26 @@ CompileMemo::Assembled CompileMemo::run(const std::string &ptx,
   return result;
 }
 
+CompileMemo::Assembled CompileMemo::runAhead(const std::string &ptx,
+                                             const std::string &arch,
+                                             const std::string &ptxas) {
+  Assembled result = run(ptx, arch, ptxas);
+  --running;
+  return result;
+}
+
 llvm::Expected<Cubin> CompileMemo::assemble(const std::string &ptx,
                                             llvm::StringRef arch,
                                             llvm::StringRef ptxas) {
   std::string key = arch.str() + '\n' + ptx;
   auto it = assembled.find(key);
+  // A run started ahead that failed (a timeout under the extra load, say)
+  // is run again here, as it would have been without it.
+  if (it != assembled.end() && ahead.count(key) && !it->second.get().cubin) {
+    assembled.erase(it);
+    ahead.erase(key);
+    it = assembled.end();
+  }
   if (it == assembled.end()) {
     std::promise<Assembled> done;
     done.set_value(run(ptx, arch.str(), ptxas.str()));
@@ -130,13 +149,18 @@ llvm::Expected<Cubin> CompileMemo::assemble(const std::string &ptx,
 bool CompileMemo::assembleAhead(const std::string &ptx, llvm::StringRef arch,
                                 llvm::StringRef ptxas) {
   size_t threads = llvm::hardware_concurrency().compute_thread_count();
-  if (runningCompiles.load() >= threads)
-    return false;
   std::string key = arch.str() + '\n' + ptx;
   if (assembled.count(key))
     return false;
+  // Take a place among the running compiles and runs ahead, if one is free.
+  size_t now = running.load();
+  do {
+    if (now >= threads)
+      return false;
+  } while (!running.compare_exchange_weak(now, now + 1));
+  ahead.insert(key);
   assembled.emplace(std::move(key),
-                    std::async(std::launch::async, run, ptx, arch.str(),
+                    std::async(std::launch::async, runAhead, ptx, arch.str(),
                                ptxas.str())
                         .share());
   return true;

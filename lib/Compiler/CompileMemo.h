@@ -23,6 +23,7 @@
 #include <future>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,18 +58,22 @@ public:
   /// The memo of the compile running on this thread, or nullptr.
   static CompileMemo *active();
 
-  /// Installs a memo for the outermost compile on this thread (nested
-  /// compiles, its retries, use that one) and counts the compiles running
-  /// in this process.
+  /// Installs a memo for a compile of `bufferId` of `sourceMgr` in
+  /// `context`, unless one for the same input is active on this thread (the
+  /// compile is a retry of that one); counts the compiles running in this
+  /// process. A compile of another input (say, from a diagnostic callback)
+  /// gets a memo of its own, and the previous one is active again after.
   class Scope {
   public:
-    Scope();
+    Scope(const llvm::SourceMgr &sourceMgr, unsigned bufferId,
+          const mlir::MLIRContext &context);
     ~Scope();
     Scope(const Scope &) = delete;
     Scope &operator=(const Scope &) = delete;
 
   private:
     std::unique_ptr<CompileMemo> owned;
+    CompileMemo *previous = nullptr;
   };
 
   /// The lowering stored for options that lower alike (all but expFtz),
@@ -90,7 +95,14 @@ public:
   ~CompileMemo();
 
 private:
-  CompileMemo() = default;
+  CompileMemo(const llvm::SourceMgr &sourceMgr, unsigned bufferId,
+              const mlir::MLIRContext &context)
+      : sourceMgr(&sourceMgr), bufferId(bufferId), context(&context) {}
+
+  /// The input this memo's lowerings are of.
+  const llvm::SourceMgr *sourceMgr;
+  unsigned bufferId;
+  const mlir::MLIRContext *context;
 
   struct Assembled {
     std::optional<Cubin> cubin;
@@ -98,10 +110,15 @@ private:
   };
   static Assembled run(const std::string &ptx, const std::string &arch,
                        const std::string &ptxas);
+  /// run() on a thread of its own, counted among the running compiles.
+  static Assembled runAhead(const std::string &ptx, const std::string &arch,
+                            const std::string &ptxas);
 
   std::map<std::string, LoweredKernel> lowered;
   /// Keyed by arch and PTX text.
   std::map<std::string, std::shared_future<Assembled>> assembled;
+  /// The keys of `assembled` whose runs were started ahead.
+  std::set<std::string> ahead;
 };
 
 } // namespace quack

@@ -652,8 +652,12 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
   // A retry that lowers like an earlier compile of this kernel (all but
   // the exponential's flush-to-zero) reuses its PTX; only the hashes
   // differ.
-  CompileMemo *memo =
-      options.emit == Stage::Cubin ? CompileMemo::active() : nullptr;
+  // Only for descriptions: an .mlir input may spell ex2.approx.ftz itself
+  // (inline PTX), which its exp_ftz=0 compile keeps.
+  CompileMemo *memo = options.emit == Stage::Cubin &&
+                              !buffer->getBufferIdentifier().ends_with(".mlir")
+                          ? CompileMemo::active()
+                          : nullptr;
   std::optional<LoweredKernel> lowered;
   if (memo)
     lowered = memo->findLowered(options);
@@ -924,7 +928,7 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                              const CompileOptions &options) {
   // The retries below (and their searches) share what this compile lowered
   // and assembled; the outermost compile on this thread owns it.
-  CompileMemo::Scope memo;
+  CompileMemo::Scope memo(sourceMgr, bufferId, context);
   FailureOr<Artifacts> artifacts =
       compileAndSearch(sourceMgr, bufferId, context, options);
   if (failed(artifacts))
