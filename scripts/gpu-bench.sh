@@ -17,6 +17,9 @@
 # --ops softmax ce_fwd --impls quack_mlir torch_compile).
 #
 # Environment: PYTHON (default python3); SITE (default /tmp/site);
+# BASELINES, the directories of wheels and trees to install, separated by
+# colons (default: .whl/ at the repository root; the files of
+# scripts/fetch-baselines.sh may be spread over several);
 # BENCH_BUDGET, seconds after which no measurement starts (default 450, so
 # that a run ends in about 8 minutes; 0 for no limit); BENCH_TIMEOUT, a
 # hard limit in seconds on the whole benchmark (default 3000).
@@ -57,11 +60,17 @@ LOG="$OUT_DIR/bench.log"
 : >"$LOG"
 
 # Baselines: liger-kernel, quack-kernels and what they need beyond torch.
-WHEELS=("$ROOT"/.whl/*.whl)
-TREES=("$ROOT"/.whl/*.tar.xz)
-if [ -e "${WHEELS[0]}" ] || [ -e "${TREES[0]}" ]; then
+BASELINES=${BASELINES:-$ROOT/.whl}
+WHEELS=()
+TREES=()
+IFS=: read -r -a BASELINE_DIRS <<<"$BASELINES"
+for dir in "${BASELINE_DIRS[@]}"; do
+  for f in "$dir"/*.whl; do [ -e "$f" ] && WHEELS+=("$f"); done
+  for f in "$dir"/*.tar.xz; do [ -e "$f" ] && TREES+=("$f"); done
+done
+if [ ${#WHEELS[@]} -gt 0 ] || [ ${#TREES[@]} -gt 0 ]; then
   mkdir -p "$SITE"
-  if [ -e "${WHEELS[0]}" ]; then
+  if [ ${#WHEELS[@]} -gt 0 ]; then
     "$PYTHON" -m pip install -q --no-index --no-deps --no-compile \
       --no-cache-dir --upgrade --target "$SITE" "${WHEELS[@]}" 2>&1 |
       tee -a "$LOG"
@@ -71,7 +80,6 @@ if [ -e "${WHEELS[0]}" ] || [ -e "${TREES[0]}" ]; then
   fi
   # After pip: pip --upgrade replaces the package directories it installs.
   for t in "${TREES[@]}"; do
-    [ -e "$t" ] || continue
     "$PYTHON" - "$t" "$SITE" <<'EOF' 2>&1 | tee -a "$LOG"
 import sys, tarfile
 with tarfile.open(sys.argv[1]) as tf:
@@ -87,8 +95,8 @@ EOF
     PYTHONPATH="$PYTHONPATH:$SITE/nvidia_cutlass_dsl/dsl_packages"
   fi
 else
-  echo "note: no .whl/ at $ROOT: Liger and QuACK columns will be n/a" |
-    tee -a "$LOG"
+  echo "note: no wheels or trees in $BASELINES: Liger and QuACK columns" \
+    "will be n/a" | tee -a "$LOG"
 fi
 
 export QUACK_MLIR_RUNTIME_LIB=$LIB
@@ -104,9 +112,9 @@ export PYTHONUNBUFFERED=1
   for b in $BUNDLES; do
     echo "  $(dirname "$b"): $(grep -c '"metadata"' "$b") variants"
   done
-  if [ -d "$ROOT/.whl" ]; then
-    echo "carried in .whl (bytes):"
-    (cd "$ROOT/.whl" && du -b -- *)
+  if [ ${#WHEELS[@]} -gt 0 ] || [ ${#TREES[@]} -gt 0 ]; then
+    echo "baseline packages (bytes):"
+    du -b -- "${WHEELS[@]}" "${TREES[@]}"
   fi
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm \
     --format=csv,noheader 2>&1
