@@ -6,7 +6,11 @@
 # Compiles every kernel of kernels/*.qk for T in T_LIST (default
 # bf16,f16,f32) and N in N_LIST (default 256..16384 by powers of two), every
 # alignment class, and the flag settings the Python ops use, into one bundle
-# per description under OUT_DIR (OUT_DIR/<name>/index.json).
+# per description under OUT_DIR (OUT_DIR/<name>/index.json), and, for each
+# tuning target of the architecture (TUNINGS, default h100; empty for
+# none), one bundle per description with the variants whose config that
+# target's table chooses (OUT_DIR/<name>-<target>), which the runtime uses
+# on the devices the target names.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -34,4 +38,23 @@ for qk in "$ROOT"/kernels/*.qk; do
   # shellcheck disable=SC2086
   "$QUACKC" "$qk" --bundle="$OUT/$name" -D T="$TS" -D TW=T -D N="$NS" \
     ${FLAGS[$name]:-} "$@" | tail -n 1
+  for target in ${TUNINGS-h100}; do
+    rm -rf "${OUT:?}/$name-$target"
+    # Its notes name every variant it leaves to the architecture's bundle:
+    # shown only where it fails.
+    log=$OUT/.$name-$target.log
+    # shellcheck disable=SC2086
+    if ! "$QUACKC" "$qk" --bundle="$OUT/$name-$target" --tuning="$target" \
+        -D T="$TS" -D TW=T -D N="$NS" ${FLAGS[$name]:-} "$@" >"$log" 2>&1; then
+      cat "$log" >&2
+      exit 1
+    fi
+    rm -f "$log"
+    if ls "$OUT/$name-$target"/*.cubin >/dev/null 2>&1; then
+      echo "$OUT/$name-$target: $(ls "$OUT/$name-$target"/*.cubin | wc -l)" \
+        "variants for --tuning=$target"
+    else
+      rm -rf "${OUT:?}/$name-$target"  # its table names no kernel of $name
+    fi
+  done
 done

@@ -47,7 +47,7 @@ static std::string loweringKey(const CompileOptions &o) {
      << o.rowsPerCta << '|' << o.clusterSize << '|' << o.minCtasPerSm << '|'
      << o.prefetch << '|' << o.remat << '|' << o.sink << '|' << o.copy << '|'
      << o.stages << '|' << o.sums << '|' << o.earlySums << '|' << o.fma << '|'
-     << o.useTuned;
+     << o.useTuned << '|' << o.tuning;
   for (const auto &[name, value] : o.bindings)
     os << '|' << name << '=' << value;
   return key;

@@ -9,6 +9,7 @@
 #include "CompileMemo.h"
 #include "quack/Dialect/Quack/IR/QuackOps.h"
 #include "quack/Dialect/Quack/Transforms/KernelConfig.h"
+#include "quack/Dialect/Quack/Transforms/TunedConfigs.h"
 #include "quack/InitAll.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -304,6 +305,8 @@ std::string KernelMetadata::toJSON(llvm::StringRef cubinFile) const {
       j.attribute("prefetch", prefetch);
       if (stages > 0)
         j.attribute("stages", stages);
+      if (tunedConfig)
+        j.attribute("table", tuningTable);
       if (!finishSymbol.empty()) {
         int64_t numSums = finishOutputs.size();
         j.attribute("sums", sharedSums == 0          ? "registers"
@@ -528,12 +531,13 @@ static LogicalResult lower(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   pipeline.earlySums = options.earlySums > 0;
   pipeline.expFtz = options.expFtz != 0;
   pipeline.useTuned = options.useTuned;
+  pipeline.tuning = options.tuning;
 
   // 2. Config selection.
   if (failed(runPipeline(*module, buildQuackConfigPipeline, pipeline)))
     return failure();
   std::map<std::string, std::string> reasons;
-  std::set<std::string> tuned;
+  std::map<std::string, std::string> tuned;
   std::map<std::string, int64_t> tableSums;
   std::set<std::string> exponentials;
   module->walk([&](mlir::quack::KernelOp kernel) {
@@ -547,8 +551,9 @@ static LogicalResult lower(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       exponentials.insert(kernel.getSymName().str());
     if (auto r = kernel->getAttrOfType<StringAttr>("quack.config_reason"))
       reasons[kernel.getSymName().str()] = r.str();
-    if (kernel->hasAttr(mlir::quack::kConfigTunedAttrName))
-      tuned.insert(kernel.getSymName().str());
+    if (auto table = kernel->getAttrOfType<StringAttr>(
+            mlir::quack::kConfigTunedAttrName))
+      tuned[kernel.getSymName().str()] = table.str();
     if (auto k = kernel->getAttrOfType<IntegerAttr>(
             mlir::quack::kConfigTableSumsAttrName))
       tableSums[kernel.getSymName().str()] = k.getInt();
@@ -576,7 +581,10 @@ static LogicalResult lower(llvm::SourceMgr &sourceMgr, unsigned bufferId,
     md.configReason = reasons[md.kernel];
     if (options.fma > 0)
       md.configReason += "; fma=1 (forced)";
-    md.tunedConfig = tuned.count(md.kernel) != 0;
+    if (auto it = tuned.find(md.kernel); it != tuned.end()) {
+      md.tunedConfig = true;
+      md.tuningTable = it->second;
+    }
     if (auto it = tableSums.find(md.kernel); it != tableSums.end())
       md.tableSums = it->second;
     md.exponentials = exponentials.count(md.kernel) != 0;
@@ -945,27 +953,47 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   // most kTableSpillBytes stays as measured, and so do its sums.
   bool tunedConfig = llvm::any_of(
       artifacts->kernels, [](const auto &k) { return k.tunedConfig; });
-  bool prefetchDropped = llvm::any_of(
-      artifacts->kernels, [](const auto &k) { return k.prefetchDropped; });
+  auto droppedPrefetch = [](const Artifacts &a) {
+    return llvm::any_of(a.kernels,
+                        [](const auto &k) { return k.prefetchDropped; });
+  };
   const bool tableLoop = keepsTableLoop(*artifacts);
-  if (!tableLoop && options.useTuned && tunedConfig &&
-      (spills(*artifacts) > 0 || prefetchDropped)) {
+  // The model's config where it spills less than the table's (or, where
+  // the table's loop gave up its prefetch, no more), else nothing.
+  auto modelInstead = [&](const Artifacts &tableArtifacts)
+      -> std::optional<Artifacts> {
     CompileOptions model = options;
     model.useTuned = false;
     FailureOr<Artifacts> retry = tryCompile(sourceMgr, bufferId, context, model);
-    if (succeeded(retry) &&
-        (spills(*retry) < spills(*artifacts) ||
-         (prefetchDropped && spills(*retry) <= spills(*artifacts)))) {
-      for (KernelMetadata &k : retry->kernels)
-        k.configReason +=
-            spills(*artifacts) > 0
-                ? "; not the table's config (ptxas spilled " +
-                      std::to_string(spills(*artifacts)) + " bytes)"
-                : std::string("; not the table's config (its loop could "
-                              "not prefetch without spilling)");
-      return retry;
-    }
-  }
+    if (failed(retry) ||
+        !(spills(*retry) < spills(tableArtifacts) ||
+          (droppedPrefetch(tableArtifacts) &&
+           spills(*retry) <= spills(tableArtifacts))))
+      return std::nullopt;
+    for (KernelMetadata &k : retry->kernels)
+      k.configReason +=
+          spills(tableArtifacts) > 0
+              ? "; not the table's config (ptxas spilled " +
+                    std::to_string(spills(tableArtifacts)) + " bytes)"
+              : std::string("; not the table's config (its loop could "
+                            "not prefetch without spilling)");
+    return std::move(*retry);
+  };
+  // A tuning target's table was measured on the roots of
+  // scripts/tune-build.sh, whose forced splits went through the searches
+  // below (shared sums, early sums): its entries get them before the
+  // model's config is preferred. The architecture's table keeps its
+  // order, that of the measurements of its entries.
+  StringRef archTable = mlir::quack::tunedConfigTableName(options.arch);
+  const bool targetEntry =
+      llvm::any_of(artifacts->kernels, [&](const auto &k) {
+        return k.tunedConfig && k.tuningTable != archTable;
+      });
+  const bool mayPreferModel = !tableLoop && options.useTuned && tunedConfig;
+  if (mayPreferModel && !targetEntry &&
+      (spills(*artifacts) > 0 || droppedPrefetch(*artifacts)))
+    if (std::optional<Artifacts> model = modelInstead(*artifacts))
+      return std::move(*model);
   // Sums over rows keep a register per column a thread owns and sum,
   // beside the row: where that still spills, keep the partial sums of the
   // last K sums over rows in shared memory instead, for the fewest K that
@@ -1074,6 +1102,10 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       artifacts = std::move(retry);
     }
   }
+  if (mayPreferModel && targetEntry &&
+      (spills(*artifacts) > 0 || droppedPrefetch(*artifacts)))
+    if (std::optional<Artifacts> model = modelInstead(*artifacts))
+      return std::move(*model);
   // Exponentials through ex2.approx.ftz take one instruction instead of
   // four, but ptxas may spend the freed issue slots on more registers live:
   // keep ex2.approx where that fits more CTAs per SM. On the H200,

@@ -58,6 +58,7 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.sums = options.sums;
   config.earlySums = options.earlySums;
   config.useTuned = options.useTuned;
+  config.tuning = options.tuning;
   pm.addPass(mlir::quack::createQuackFuseMoments());
   pm.addPass(mlir::quack::createQuackGroupReductions());
   if (options.earlySums)

@@ -319,32 +319,27 @@ def table_lines(results, margin):
         if best["tbps"] <= base * (1 + margin) or not cfg:
             continue
         cluster = cfg.get("cluster_size", 1)
-        # The copy path is written where the best config or the model's
-        # choice stages rows through shared memory (bulk or tensor copies;
-        # where neither does, the model's rule keeps 128-bit loads).
+        # The copy path is always written: tune-build.sh compiles every
+        # config with its copy path named, and for the entry's split the
+        # rule may choose another than for the model's (the f32 backward
+        # norms on the H100 took bulk copies without it, and spilled).
         copy = cfg.get("copy", "global")
-        model_copy = default[0].get("knobs", {}).get("copy", "global")
-        staged = copy != "global" or model_copy != "global"
-        # A loop over rows with the next rows in registers on the CTA-level
-        # path, where the model never makes one (global loads only; the
-        # roots of QUACK_TUNE_KNOBS=prefetch=1 have it, the default too).
-        prefetch = copy == "global" and cluster == 1 and cfg.get("prefetch")
-        tail = ""
-        if prefetch:
-            tail = f" {cluster} global prefetch"
-        elif cluster > 1 or staged:
-            tail = f" {cluster}"
-            if staged:
-                tail += f" {copy}"
-                # A loop over several shared-memory buffers: their count.
-                if copy != "global" and cfg.get("prefetch"):
-                    tail += f" {cfg.get('stages', 2)}"
-                    # The sums over rows it kept in shared memory, where
-                    # it split them (an entry's sums=K applies to kernels
-                    # with more than K sums; with all of them shared, the
-                    # entry records none and quackc searches again).
-                    if cfg.get("sums") == "split" and cfg.get("shared_sums"):
-                        tail += f" sums={cfg['shared_sums']}"
+        tail = f" {cluster} {copy}"
+        if copy == "global":
+            # A loop over rows with the next rows in registers on the
+            # CTA-level path, where the model never makes one (the roots of
+            # QUACK_TUNE_KNOBS=prefetch=1 have it, the default too).
+            if cluster == 1 and cfg.get("prefetch"):
+                tail += " prefetch"
+        elif cfg.get("prefetch"):
+            # A loop over several shared-memory buffers: their count.
+            tail += f" {cfg.get('stages', 2)}"
+            # The sums over rows it kept in shared memory, where it split
+            # them (an entry's sums=K applies to kernels with more than K
+            # sums; with all of them shared, the entry records none and
+            # quackc searches again).
+            if cfg.get("sums") == "split" and cfg.get("shared_sums"):
+                tail += f" sums={cfg['shared_sums']}"
         lines.append(f"{kernel} {ELEMENT_BYTES[dtype]} {n} "
                      f"{cfg['vectors_per_thread']} {cfg['rows_per_cta']}"
                      + tail +

@@ -9,9 +9,18 @@ file). See bundle.find_bundle_dirs.
 Where the bundles have no variant for what an op needs (or no bundle is
 set) and quackc is at hand, the variant is compiled on demand into an
 on-disk cache (jit.py).
+
+Bundles of a tuning target (bundle.py) serve the devices it names: their
+variants are chosen by the name of the current CUDA device when an op's
+kernel is first launched with given bindings ($QUACK_MLIR_DEVICE_NAME, if
+set, stands for it; empty, it names none). A process whose GPUs want
+different tuning targets gets, per kernel and bindings, the variants of
+the first device it launches them on; every variant computes the same
+result, they differ in speed only.
 """
 
 import os
+import sys
 import threading
 import warnings
 
@@ -90,11 +99,11 @@ class KernelSource:
         self.bundle = bundle
         self.jit = jit
 
-    def _either(self, method, *args):
+    def _either(self, method, *args, device=None):
         if self.bundle is None:
             return getattr(self.jit, method)(*args)
         try:
-            return getattr(self.bundle, method)(*args)
+            return getattr(self.bundle, method)(*args, device=device)
         except KernelNotFoundError as missing:
             if self.jit is None:
                 raise
@@ -104,13 +113,40 @@ class KernelSource:
                 raise _jit.JitError(f"{missing}; compiling it failed: "
                                     f"{failed}") from None
 
-    def candidates(self, kernel, bindings):
-        """The variants for `kernel` with these bindings, widest first."""
-        return self._either("candidates", kernel, bindings)
+    def candidates(self, kernel, bindings, device=None):
+        """The variants for `kernel` with these bindings, widest first
+        (those of a tuning target for `device` first among equals)."""
+        return self._either("candidates", kernel, bindings, device=device)
 
-    def find(self, kernel, bindings, alignment):
+    def find(self, kernel, bindings, alignment, device=None):
         """The variant serving tensors of this alignment."""
-        return self._either("find", kernel, bindings, alignment)
+        return self._either("find", kernel, bindings, alignment,
+                            device=device)
+
+
+# CUDA device index -> name.
+_device_names = {}
+
+
+def current_device_name():
+    """The name of the current CUDA device (e.g. "NVIDIA H100 80GB HBM3"),
+    which decides whether a tuning target's variants serve it;
+    $QUACK_MLIR_DEVICE_NAME where set (empty: none). None without torch's
+    CUDA (the architecture's variants only)."""
+    env = os.environ.get("QUACK_MLIR_DEVICE_NAME")
+    if env is not None:
+        return env or None
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    try:
+        index = torch.cuda.current_device()
+        name = _device_names.get(index)
+        if name is None:
+            name = _device_names[index] = torch.cuda.get_device_name(index)
+        return name
+    except Exception:  # no CUDA device, or torch without CUDA
+        return None
 
 
 def get_source():
@@ -155,10 +191,11 @@ def load_variant(variant):
 def get_kernel(kernel, bindings, alignment):
     """Returns the loaded Kernel serving `kernel` with these bindings for
     tensors of the given alignment; raises KernelNotFoundError if none."""
-    key = (kernel, tuple(bindings.items()), alignment)
+    device = current_device_name()
+    key = (kernel, tuple(bindings.items()), alignment, device)
     k = _cache.get(key)
     if k is not None:
         return k
-    k = load_variant(get_source().find(kernel, bindings, alignment))
+    k = load_variant(get_source().find(kernel, bindings, alignment, device))
     with _lock:
         return _cache.setdefault(key, k)

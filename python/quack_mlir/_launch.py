@@ -84,14 +84,16 @@ class _Family:
     """The variants of one kernel for one set of bindings."""
 
     __slots__ = ("launcher", "bindings", "candidates", "bits", "plans",
-                 "layout")
+                 "layout", "device")
 
     def __init__(self, launcher, bindings):
         self.launcher = launcher
         self.bindings = bindings
+        # The device whose tuning target's variants serve (the current one).
+        self.device = _kernels.current_device_name()
         # Largest alignment first.
         self.candidates = list(_kernels.get_source().candidates(
-            launcher.kernel, bindings))
+            launcher.kernel, bindings, device=self.device))
         first = _kernels.load_variant(self.candidates[0])
         self.layout = _alignment_terms(first)
         self.bits = _bits_function(self.layout)
@@ -108,7 +110,8 @@ class _Family:
             # A narrower variant from the JIT, or KernelNotFoundError naming
             # what the variants need.
             v = _kernels.get_source().find(self.launcher.kernel,
-                                           self.bindings, align)
+                                           self.bindings, align,
+                                           device=self.device)
             # A new list: other threads may be reading this one.
             self.candidates = sorted([*self.candidates, v],
                                      key=lambda c: -c.alignment)

@@ -7,6 +7,13 @@ either a bundle directory (it has an index.json) or a bundle root (a
 directory whose immediate subdirectories are bundle directories, e.g. one
 per .qk file). `BundleSet` reads them all and chooses among their variants.
 This module needs neither torch nor the runtime library.
+
+A bundle compiled for a tuning target (`quackc --bundle --tuning=h100`)
+names it in its index ("tuning") with the devices it serves
+("tuning_device": a text their name contains, e.g. "H100"). Its variants
+are chosen only for such a device, before the architecture's variants of
+the same alignment; for any other device, and where no device is named,
+they are not used.
 """
 
 import json
@@ -53,15 +60,26 @@ def alignment_of(*values, cap=256):
 class Variant:
     """One entry of index.json."""
 
-    __slots__ = ("kernel", "bindings", "alignment", "metadata", "directory")
+    __slots__ = ("kernel", "bindings", "alignment", "metadata", "directory",
+                 "tuning_device")
 
-    def __init__(self, kernel, bindings, alignment, metadata, directory=""):
+    def __init__(self, kernel, bindings, alignment, metadata, directory="",
+                 tuning_device=None):
         self.kernel = kernel
         self.bindings = bindings
         self.alignment = alignment
         self.metadata = metadata
         # The bundle directory holding the metadata file.
         self.directory = directory
+        # A tuning target's variant: the text the names of the devices it
+        # serves contain; None for the architecture's variants.
+        self.tuning_device = tuning_device
+
+    def serves(self, device):
+        """Whether the variant may run for a device of this name (None: no
+        device named, so the architecture's variants only)."""
+        return self.tuning_device is None or (
+            device is not None and self.tuning_device in device)
 
     @property
     def metadata_path(self):
@@ -97,6 +115,7 @@ class Bundle:
             raise BundleError(f"cannot read {index_path}: {e}") from None
         self.variants = self._parse(index, index_path, self.path)
         self.arch = index.get("arch")
+        self.tuning = index.get("tuning")
 
     @staticmethod
     def _parse(index, where, directory):
@@ -105,6 +124,16 @@ class Bundle:
         if index.get("schema") != 1:
             raise BundleError(f"{where}: unsupported schema "
                               f"{index.get('schema')!r} (expected 1)")
+        tuning = index.get("tuning")
+        device = index.get("tuning_device")
+        if (tuning is None) != (device is None):
+            raise BundleError(f"{where}: \"tuning\" and \"tuning_device\" "
+                              "come together (a tuning target's bundle)")
+        for key, value in (("tuning", tuning), ("tuning_device", device)):
+            if value is not None and (not isinstance(value, str) or
+                                      not value):
+                raise BundleError(f"{where}: \"{key}\" must be a non-empty "
+                                  f"string, got {value!r}")
         kernels = index.get("kernels")
         if not isinstance(kernels, list):
             raise BundleError(f"{where}: \"kernels\" must be a list")
@@ -131,7 +160,7 @@ class Bundle:
                                   "file name")
             variants.append(Variant(
                 kernel, {k: _binding_text(v) for k, v in bindings.items()},
-                alignment, metadata, directory))
+                alignment, metadata, directory, device))
         return variants
 
     @classmethod
@@ -143,26 +172,33 @@ class Bundle:
                                                        "index.json"),
                                    self.path)
         self.arch = index.get("arch")
+        self.tuning = index.get("tuning")
         return self
 
-    def find(self, kernel, bindings, alignment):
+    def find(self, kernel, bindings, alignment, device=None):
         """Returns the variant of `kernel` with exactly these bindings whose
         alignment divides `alignment` (the actual pointers' and strides'),
-        taking the largest such alignment.
+        taking the largest such alignment (a tuning target's variant for
+        `device`, a device name, before the architecture's).
         """
-        return _find(self.variants, self.path, kernel, bindings, alignment)
+        return _find(self.variants, self.path, kernel, bindings, alignment,
+                     device)
 
-    def candidates(self, kernel, bindings):
-        """The variants of `kernel` with exactly these bindings, largest
-        alignment first; raises KernelNotFoundError when there is none."""
-        return _candidates(self.variants, self.path, kernel, bindings)
+    def candidates(self, kernel, bindings, device=None):
+        """The variants of `kernel` with exactly these bindings that serve
+        `device`, largest alignment first (among equal alignments, a tuning
+        target's first); raises KernelNotFoundError when there is none."""
+        return _candidates(self.variants, self.path, kernel, bindings,
+                           device=device)
 
     def metadata_path(self, variant):
         return variant.metadata_path
 
 
-def _candidates(variants, where, kernel, bindings, alignment=None):
-    matching = [v for v in variants if v.matches(kernel, bindings)]
+def _candidates(variants, where, kernel, bindings, alignment=None,
+                device=None):
+    matching = [v for v in variants
+                if v.matches(kernel, bindings) and v.serves(device)]
     if not matching:
         what = _format_bindings(bindings)
         if alignment is not None:
@@ -174,12 +210,15 @@ def _candidates(variants, where, kernel, bindings, alignment=None):
                     f"; it has no {kernel} kernels at all")
         raise KernelNotFoundError(
             f"no kernel for {kernel} ({what}) in bundle {where}{hint}")
-    # Stable: among equal alignments the earlier bundle (and entry) wins.
-    return sorted(matching, key=lambda v: -v.alignment)
+    # Stable: among equal alignments a tuning target's variant, then the
+    # earlier bundle (and entry) wins.
+    return sorted(matching, key=lambda v: (-v.alignment,
+                                           v.tuning_device is None))
 
 
-def _find(variants, where, kernel, bindings, alignment):
-    matching = _candidates(variants, where, kernel, bindings, alignment)
+def _find(variants, where, kernel, bindings, alignment, device=None):
+    matching = _candidates(variants, where, kernel, bindings, alignment,
+                           device)
     for v in matching:
         if alignment % v.alignment == 0:
             return v
@@ -256,13 +295,15 @@ class BundleSet:
         self.variants = [v for b in self.bundles for v in b.variants]
         self.arch = next((b.arch for b in self.bundles if b.arch), None)
 
-    def find(self, kernel, bindings, alignment):
+    def find(self, kernel, bindings, alignment, device=None):
         """As Bundle.find, over every bundle of the set."""
-        return _find(self.variants, self.path, kernel, bindings, alignment)
+        return _find(self.variants, self.path, kernel, bindings, alignment,
+                     device)
 
-    def candidates(self, kernel, bindings):
+    def candidates(self, kernel, bindings, device=None):
         """As Bundle.candidates, over every bundle of the set."""
-        return _candidates(self.variants, self.path, kernel, bindings)
+        return _candidates(self.variants, self.path, kernel, bindings,
+                           device=device)
 
     def metadata_path(self, variant):
         return variant.metadata_path

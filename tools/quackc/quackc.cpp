@@ -74,6 +74,13 @@ cl::opt<std::string> configFlag(
              "ignores the table "
              "of measured configs"),
     cl::value_desc("k=v,..."), cl::cat(category));
+cl::opt<std::string> tuningFlag(
+    "tuning",
+    cl::desc("take configs from the table measured on this GPU model of the "
+             "architecture (sm_90: h100) before the architecture's own; "
+             "with --bundle, write only the variants whose config that "
+             "table chose, in a bundle the runtime uses on such devices"),
+    cl::value_desc("target"), cl::cat(category));
 cl::opt<bool> printConfig("print-config",
                           cl::desc("print each kernel's config and why"),
                           cl::cat(category));
@@ -357,11 +364,42 @@ private:
   std::optional<mlir::SourceMgrDiagnosticHandler> handler;
 };
 
+/// Whether the table of the tuning target of `options` chose the config of
+/// `md` (a target's bundle holds those variants alone).
+bool tunedByTarget(const quack::KernelMetadata &md,
+                   const quack::CompileOptions &options) {
+  const mlir::quack::TuningTarget *target =
+      mlir::quack::findTuningTarget(options.arch, options.tuning);
+  return target && md.tunedConfig && md.tuningTable == target->table;
+}
+
+/// Whether the table of the tuning target of `options` has an entry for
+/// the kernel of `job` at its N, whatever its element size: the jobs of a
+/// target's bundle without one are not compiled.
+bool targetHasEntry(const BundleJob &job) {
+  const quack::CompileOptions &options = job.options;
+  const mlir::quack::TuningTarget *target =
+      mlir::quack::findTuningTarget(options.arch, options.tuning);
+  auto n = options.bindings.find("N");
+  int64_t rowLength = 0;
+  if (!target || n == options.bindings.end() ||
+      StringRef(n->second).getAsInteger(10, rowLength))
+    return false;
+  for (int64_t bytes : {1, 2, 4, 8})
+    if (std::optional<mlir::quack::TunedConfig> entry =
+            mlir::quack::lookupTunedConfig(options.arch, options.kernel,
+                                           bytes, rowLength, options.tuning))
+      if (entry->table == target->table)
+        return true;
+  return false;
+}
+
 BundleOutput BundleWorker::run(const BundleJob &job) {
   BundleOutput result;
   raw_string_ostream out(result.out);
   quack::CompileOptions options = job.options;
   std::set<int64_t> alignments;
+  bool skippedUntuned = false;
   static constexpr int64_t kAllClasses[] = {16, 8, 4, 2, 1};
   ArrayRef<int64_t> aligns = bundleAlignments.empty()
                                  ? ArrayRef<int64_t>(kAllClasses)
@@ -397,6 +435,17 @@ BundleOutput BundleWorker::run(const BundleJob &job) {
       continue;
     }
     quack::KernelMetadata &md = artifacts->kernels.front();
+    if (!options.tuning.empty() && !tunedByTarget(md, options)) {
+      // The architecture's bundle serves this variant (once per job: a
+      // table entry for another element size skips every alignment).
+      if (!skippedUntuned)
+        WithColor::note(os, "quackc")
+            << "skipped " << job.tag << " from " << md.requiredAlignment
+            << "-byte alignment: the --tuning=" << options.tuning
+            << " table does not choose its config\n";
+      skippedUntuned = true;
+      continue;
+    }
     if (spillsAreFatal(md, job.tag, os))
       return finish(false);
     if (!alignments.insert(md.requiredAlignment).second)
@@ -479,6 +528,22 @@ bool runBundleJobs(const std::vector<BundleJob> &jobs,
   return ok;
 }
 
+/// A bundle's index.json. A tuning target's bundle names the target and
+/// the devices it serves (those whose name contains `tuning_device`).
+json::Object indexObject(const quack::CompileOptions &base,
+                         json::Array index) {
+  json::Object object{{"schema", 1},
+                      {"arch", base.arch},
+                      {"compiler", quack::kCompilerVersion}};
+  if (const mlir::quack::TuningTarget *target =
+          mlir::quack::findTuningTarget(base.arch, base.tuning)) {
+    object["tuning"] = target->name.str();
+    object["tuning_device"] = target->deviceName.str();
+  }
+  object["kernels"] = std::move(index);
+  return object;
+}
+
 int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
                   quack::CompileOptions base,
                   const std::map<std::string, std::vector<std::string>> &defs) {
@@ -520,7 +585,8 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
       resolveReferences(job.options.bindings);
       for (const auto &g : kernel.generics)
         job.tag += "__" + g.name + "-" + job.options.bindings[g.name];
-      jobs.push_back(std::move(job));
+      if (base.tuning.empty() || targetHasEntry(job))
+        jobs.push_back(std::move(job));
       // Next combination.
       size_t i = 0;
       for (; i < axes.size(); ++i) {
@@ -539,18 +605,15 @@ int compileBundle(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
   threads = std::max(1u, std::min<unsigned>(threads, jobs.size()));
   json::Array index;
   int produced = 0;
-  if (!runBundleJobs(jobs, *sourceMgr.getMemoryBuffer(1), threads, index,
-                     produced))
+  if (!jobs.empty() && !runBundleJobs(jobs, *sourceMgr.getMemoryBuffer(1),
+                                      threads, index, produced))
     return 1;
   SmallString<256> indexPath(bundleDir);
   sys::path::append(indexPath, "index.json");
   std::string text;
   raw_string_ostream os(text);
   os << formatv("{0:2}",
-                json::Value(json::Object{{"schema", 1},
-                                         {"arch", base.arch},
-                                         {"compiler", quack::kCompilerVersion},
-                                         {"kernels", std::move(index)}}))
+                json::Value(indexObject(base, std::move(index))))
      << "\n";
   if (!writeFile(indexPath, text, false))
     return 1;
@@ -569,6 +632,13 @@ void printQuackVersion(raw_ostream &os) {
   os << "  tuning table " << mlir::quack::tunedConfigTableName("sm_90")
      << ": sha256 " << toHex(SHA256::hash(arrayRefFromStringRef(table)), true)
      << "\n";
+  for (const mlir::quack::TuningTarget &target :
+       mlir::quack::tuningTargets("sm_90")) {
+    StringRef text = mlir::quack::builtinTunedConfigText("sm_90", target.name);
+    os << "  tuning table " << target.table << " (--tuning=" << target.name
+       << "): sha256 " << toHex(SHA256::hash(arrayRefFromStringRef(text)), true)
+       << "\n";
+  }
   Expected<std::string> ptxas = quack::findPtxas(ptxasPath);
   if (!ptxas) {
     os << "  ptxas: not found (" << toString(ptxas.takeError()) << ")\n";
@@ -629,6 +699,20 @@ int main(int argc, char **argv) {
   options.arch = arch;
   options.kernel = kernelName;
   options.ptxas = ptxasPath;
+  if (tuningFlag.getNumOccurrences()) {
+    const mlir::quack::TuningTarget *target =
+        mlir::quack::findTuningTarget(arch, tuningFlag);
+    if (!target) {
+      std::string known;
+      for (const mlir::quack::TuningTarget &t :
+           mlir::quack::tuningTargets(arch))
+        known += (known.empty() ? "" : ", ") + t.name.str();
+      return fail("unknown --tuning target '" + tuningFlag + "' for " + arch +
+                  (known.empty() ? std::string(" (it has none)")
+                                 : "; known: " + known));
+    }
+    options.tuning = target->name.str();
+  }
   if (std::string msg = quack::parseConfigOverrides(configFlag, options);
       !msg.empty())
     return fail("--" + msg);

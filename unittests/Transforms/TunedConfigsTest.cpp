@@ -167,6 +167,51 @@ TEST(TunedConfigs, BuiltInTablesParse) {
   std::string error;
   auto table = parseTunedConfigs(builtinTunedConfigText("sm_90"), error);
   EXPECT_TRUE(mlir::succeeded(table)) << "kernels/tuning/sm_90.tsv: " << error;
+  for (const TuningTarget &target : tuningTargets("sm_90")) {
+    auto text = builtinTunedConfigText("sm_90", target.name);
+    EXPECT_FALSE(text.empty()) << target.table.str();
+    auto entries = parseTunedConfigs(text, error);
+    EXPECT_TRUE(mlir::succeeded(entries)) << target.table.str() << ": " << error;
+  }
+}
+
+TEST(TunedConfigs, TuningTargets) {
+  ASSERT_EQ(tuningTargets("sm_90").size(), 1u);
+  const TuningTarget *h100 = findTuningTarget("sm_90a", "h100");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(h100->deviceName, "H100");
+  EXPECT_EQ(h100->table, "sm_90-h100.tsv");
+  EXPECT_EQ(findTuningTarget("sm_90", "h200"), nullptr);
+  EXPECT_EQ(findTuningTarget("sm_80", "h100"), nullptr);
+  EXPECT_TRUE(tuningTargets("sm_100").empty());
+  EXPECT_TRUE(builtinTunedConfigText("sm_90", "h200").empty());
+}
+
+TEST(TunedConfigs, TargetEntriesTakePrecedence) {
+  // Every entry of the H100's table is what a lookup for that target
+  // finds; the architecture's lookup finds its own entry (or none).
+  std::string error;
+  auto h100 = parseTunedConfigs(builtinTunedConfigText("sm_90", "h100"),
+                                error);
+  ASSERT_TRUE(mlir::succeeded(h100)) << error;
+  ASSERT_FALSE(h100->empty());
+  for (const TunedConfig &entry : *h100) {
+    auto found = lookupTunedConfig("sm_90", entry.kernel, entry.elementBytes,
+                                   entry.rowLength, "h100");
+    ASSERT_TRUE(found) << entry.kernel << " " << entry.rowLength;
+    EXPECT_EQ(found->table, "sm_90-h100.tsv");
+    EXPECT_EQ(found->line, entry.line);
+    EXPECT_EQ(found->vectorsPerThread, entry.vectorsPerThread);
+    auto base = lookupTunedConfig("sm_90", entry.kernel, entry.elementBytes,
+                                  entry.rowLength);
+    if (base)
+      EXPECT_EQ(base->table, "sm_90.tsv");
+  }
+  // Where the target's table has no entry, the architecture's applies.
+  auto fallback = lookupTunedConfig("sm_90", "cross_entropy_fwd", 2, 4096,
+                                    "h100");
+  ASSERT_TRUE(fallback);
+  EXPECT_EQ(fallback->table, "sm_90.tsv");
 }
 
 } // namespace

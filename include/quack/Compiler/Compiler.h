@@ -78,6 +78,9 @@ struct CompileOptions {
   /// Whether the architecture's table of measured configs
   /// (kernels/tuning/) may choose threads per row and rows per CTA.
   bool useTuned = true;
+  /// A tuning target of the architecture (e.g. "h100") whose table's
+  /// entries take precedence over the architecture's; empty: none.
+  std::string tuning;
   /// ptxas to use; empty: search.
   std::string ptxas;
 };
@@ -131,6 +134,8 @@ struct KernelMetadata {
   std::string configReason;
   /// The table of measured configs chose the split (quack.config_tuned).
   bool tunedConfig = false;
+  /// The file name of that table (kernels/tuning/), e.g. "sm_90.tsv".
+  std::string tuningTable;
   /// quackc gave up the loop's prefetch to keep ptxas from spilling.
   bool prefetchDropped = false;
   /// The K of the table entry (`sums=K`) whose loop the kernel runs; 0

@@ -88,6 +88,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "tuned",
       llvm::cl::desc("use the architecture's table of measured configs"),
       llvm::cl::init(true)};
+  Option<std::string> tuning{
+      *this, "tuning",
+      llvm::cl::desc("a tuning target of the architecture (e.g. h100) whose "
+                     "table takes precedence"),
+      llvm::cl::init("")};
 };
 
 /// The stages of compilation, in order. `quackc --emit=` names one of them.

@@ -120,7 +120,8 @@ struct QuackSelectConfigPass
     int64_t tunedThreads = 0;
     if (useTuned && clusterSize <= 1 && threadsPerRow <= 0 &&
         rowsPerCta <= 0) {
-      tuned = lookupTunedConfig(arch, kernel.getSymName(), bytes, n);
+      tuned = lookupTunedConfig(arch, kernel.getSymName(), bytes, n,
+                                tuning);
       bool clusterEntry = tuned && tuned->clusterSize > 1;
       // A forced cluster of 1 takes CTA-level entries only. A CTA-level
       // entry applies wherever one CTA may hold the row, also where the
@@ -185,11 +186,12 @@ struct QuackSelectConfigPass
 
     if (tuned) {
       config.tuned = true;
+      config.table = tuned->table.str();
       config.threadsPerRow = tunedThreads;
       why << "threads_per_row=" << config.threadsPerRow << " (~"
           << llvm::divideCeil(vectorsPerCta, config.threadsPerRow) << " of "
           << vectorsPerCta << " vectors per thread; tuned: kernels/tuning/"
-          << tunedConfigTableName(arch) << ":" << tuned->line << "); ";
+          << tuned->table << ":" << tuned->line << "); ";
     } else if (threadsPerRow > 0) {
       if (!llvm::isPowerOf2_64(threadsPerRow) ||
           threadsPerRow > kMaxCtaThreads)
@@ -579,6 +581,20 @@ struct QuackSelectConfigPass
           << arch.getValue() << "'; expected sm_90, sm_90a, sm_100, ...";
       return signalPassFailure();
     }
+    if (!tuning.getValue().empty() &&
+        !findTuningTarget(arch, tuning.getValue())) {
+      InFlightDiagnostic diag = getOperation().emitError("unknown tuning target '")
+                                << tuning.getValue() << "' for " << arch.getValue();
+      ArrayRef<TuningTarget> targets = tuningTargets(arch);
+      if (targets.empty()) {
+        diag << " (it has no tuning targets)";
+      } else {
+        diag << "; known:";
+        for (const TuningTarget &t : targets)
+          diag << " " << t.name;
+      }
+      return signalPassFailure();
+    }
     getOperation().walk([&](KernelOp kernel) {
       KernelConfig config;
       if (failed(select(kernel, config)))
@@ -588,7 +604,7 @@ struct QuackSelectConfigPass
                       StringAttr::get(kernel.getContext(), config.reason));
       if (config.tuned)
         kernel->setAttr(kConfigTunedAttrName,
-                        UnitAttr::get(kernel.getContext()));
+                        StringAttr::get(kernel.getContext(), config.table));
       else
         kernel->removeAttr(kConfigTunedAttrName);
       if (config.tableSums > 0)

@@ -19,6 +19,39 @@ namespace {
 constexpr const char kSm90Table[] =
 #include "TunedConfigsSm90.inc"
     ;
+/// kernels/tuning/sm_90-h100.tsv, embedded by CMake.
+constexpr const char kSm90H100Table[] =
+#include "TunedConfigsSm90H100.inc"
+    ;
+
+const TuningTarget kSm90Targets[] = {
+    {"h100", "H100", "sm_90-h100.tsv"},
+};
+
+/// A built-in table, parsed once; a malformed one is reported and ignored
+/// (a unit test checks every built-in table).
+std::vector<TunedConfig> parseBuiltin(StringRef text, StringRef name) {
+  std::string error;
+  FailureOr<std::vector<TunedConfig>> parsed = parseTunedConfigs(text, error);
+  if (failed(parsed)) {
+    llvm::errs() << "quack: ignoring kernels/tuning/" << name << ": " << error
+                 << "\n";
+    return {};
+  }
+  for (TunedConfig &entry : *parsed)
+    entry.table = name;
+  return *parsed;
+}
+
+std::optional<TunedConfig> find(const std::vector<TunedConfig> &table,
+                                StringRef kernel, int64_t elementBytes,
+                                int64_t bucket) {
+  for (const TunedConfig &entry : table)
+    if (entry.kernel == kernel && entry.elementBytes == elementBytes &&
+        entry.rowLength == bucket)
+      return entry;
+  return std::nullopt;
+}
 } // namespace
 
 FailureOr<std::vector<TunedConfig>>
@@ -122,33 +155,45 @@ StringRef mlir::quack::tunedConfigTableName(StringRef arch) {
   return "";
 }
 
-StringRef mlir::quack::builtinTunedConfigText(StringRef arch) {
+ArrayRef<TuningTarget> mlir::quack::tuningTargets(StringRef arch) {
   if (tunedConfigTableName(arch) == "sm_90.tsv")
+    return kSm90Targets;
+  return {};
+}
+
+const TuningTarget *mlir::quack::findTuningTarget(StringRef arch,
+                                                  StringRef name) {
+  for (const TuningTarget &target : tuningTargets(arch))
+    if (target.name == name)
+      return &target;
+  return nullptr;
+}
+
+StringRef mlir::quack::builtinTunedConfigText(StringRef arch,
+                                              StringRef target) {
+  if (tunedConfigTableName(arch) != "sm_90.tsv")
+    return "";
+  if (target.empty())
     return kSm90Table;
+  if (target == "h100")
+    return kSm90H100Table;
   return "";
 }
 
 std::optional<TunedConfig>
 mlir::quack::lookupTunedConfig(StringRef arch, StringRef kernel,
-                               int64_t elementBytes, int64_t rowLength) {
+                               int64_t elementBytes, int64_t rowLength,
+                               StringRef target) {
   if (tunedConfigTableName(arch).empty() || rowLength <= 0)
     return std::nullopt;
-  // A unit test checks the built-in table; parse it once.
-  static const std::vector<TunedConfig> table = [] {
-    std::string error;
-    FailureOr<std::vector<TunedConfig>> parsed =
-        parseTunedConfigs(builtinTunedConfigText("sm_90"), error);
-    if (failed(parsed)) {
-      llvm::errs() << "quack: ignoring kernels/tuning/sm_90.tsv: " << error
-                   << "\n";
-      return std::vector<TunedConfig>();
-    }
-    return *parsed;
-  }();
+  static const std::vector<TunedConfig> table =
+      parseBuiltin(kSm90Table, "sm_90.tsv");
+  static const std::vector<TunedConfig> h100 =
+      parseBuiltin(kSm90H100Table, "sm_90-h100.tsv");
   int64_t bucket = static_cast<int64_t>(llvm::PowerOf2Ceil(rowLength));
-  for (const TunedConfig &entry : table)
-    if (entry.kernel == kernel && entry.elementBytes == elementBytes &&
-        entry.rowLength == bucket)
+  if (target == "h100")
+    if (std::optional<TunedConfig> entry =
+            find(h100, kernel, elementBytes, bucket))
       return entry;
-  return std::nullopt;
+  return find(table, kernel, elementBytes, bucket);
 }

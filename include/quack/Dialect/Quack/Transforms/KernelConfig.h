@@ -81,10 +81,11 @@ struct KernelConfig {
   int64_t sharedSums = 0;
   /// Byte alignment assumed for every pointer and row stride.
   int64_t alignment = 16;
-  /// Whether the architecture's table of measured configs chose the split
-  /// (not part of the attribute: config selection marks the kernel with
-  /// kConfigTunedAttrName instead).
+  /// Whether a table of measured configs chose the split, and which one
+  /// (its file name; not part of the attribute: config selection marks the
+  /// kernel with kConfigTunedAttrName, whose value is that name, instead).
   bool tuned = false;
+  std::string table;
   /// The shared sums (K of `sums=K`) of the table entry whose loop the
   /// kernel runs, 0 where none (config selection marks the kernel with
   /// kConfigTableSumsAttrName).
@@ -118,8 +119,8 @@ struct KernelConfig {
   static FailureOr<KernelConfig> fromKernel(KernelOp kernel);
 };
 
-/// The unit attribute config selection puts on a kernel whose split the
-/// table of measured configs chose.
+/// The attribute config selection puts on a kernel whose split a table of
+/// measured configs chose: the table's file name (e.g. "sm_90.tsv").
 inline constexpr llvm::StringLiteral kConfigTunedAttrName = "quack.config_tuned";
 /// On a kernel that runs a table entry's loop with `sums=K`: K.
 inline constexpr llvm::StringLiteral kConfigTableSumsAttrName =

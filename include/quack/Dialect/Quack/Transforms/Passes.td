@@ -79,7 +79,10 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
     Option<"useTuned", "tuned", "bool", /*default=*/"true",
            "take threads per row and rows per CTA from the architecture's "
            "table of measured configs (kernels/tuning/) where it has an "
-           "entry">
+           "entry">,
+    Option<"tuning", "tuning", "std::string", /*default=*/"\"\"",
+           "a tuning target of the architecture (e.g. h100): its table's "
+           "entries take precedence over the architecture's">
   ];
 }
 

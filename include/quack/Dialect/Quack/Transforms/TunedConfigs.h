@@ -31,6 +31,15 @@
 // (kTableSpillBytes in lib/Compiler/Compiler.cpp) instead of searching for
 // another config.
 //
+// GPUs of one architecture can want different splits (an H100's HBM3 and
+// an H200's HBM3e differ in bandwidth and latency). An architecture's
+// table holds the configs measured on its reference GPU; a tuning target
+// adds a table measured on another model of that architecture, whose
+// entries take precedence for the kernels they name when a compile asks
+// for that target (quackc --tuning=h100). A bundle compiled for a target
+// records it, with the device name it serves, so that the runtime picks
+// its variants on such a device and the architecture's on any other.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef QUACK_DIALECT_QUACK_TRANSFORMS_TUNEDCONFIGS_H
@@ -70,6 +79,20 @@ struct TunedConfig {
   int64_t sharedSums = 0;
   /// Line of the entry in its table, for --print-config.
   int64_t line = 0;
+  /// File name of the table the entry comes from (e.g. "sm_90.tsv"), set by
+  /// lookupTunedConfig.
+  StringRef table;
+};
+
+/// A GPU model of an architecture with a table of its own.
+struct TuningTarget {
+  /// What quackc --tuning names it by, e.g. "h100".
+  StringRef name;
+  /// The devices it serves: those whose name (cuDeviceGetName) contains
+  /// this text, e.g. "H100".
+  StringRef deviceName;
+  /// The table's file name in kernels/tuning/, e.g. "sm_90-h100.tsv".
+  StringRef table;
 };
 
 /// Parses a table; on a malformed line, returns an error naming it.
@@ -80,14 +103,23 @@ FailureOr<std::vector<TunedConfig>> parseTunedConfigs(StringRef text,
 /// "sm_90.tsv"), or an empty string where there is none.
 StringRef tunedConfigTableName(StringRef arch);
 
-/// The text of the built-in table for `arch` (empty where there is none).
-StringRef builtinTunedConfigText(StringRef arch);
+/// The tuning targets of `arch` (none where it has no table).
+ArrayRef<TuningTarget> tuningTargets(StringRef arch);
 
-/// The entry of the built-in table of `arch` for this kernel, element size
-/// and N, if any.
+/// The tuning target of `arch` named `name`, or null.
+const TuningTarget *findTuningTarget(StringRef arch, StringRef name);
+
+/// The text of the built-in table for `arch`, or with `target` the text of
+/// that target's table (empty where there is none).
+StringRef builtinTunedConfigText(StringRef arch, StringRef target = "");
+
+/// The entry for this kernel, element size and N: with a tuning `target`,
+/// the target's entry where its table has one, else the entry of the
+/// built-in table of `arch`, if any.
 std::optional<TunedConfig> lookupTunedConfig(StringRef arch, StringRef kernel,
                                              int64_t elementBytes,
-                                             int64_t rowLength);
+                                             int64_t rowLength,
+                                             StringRef target = "");
 
 } // namespace mlir::quack
 

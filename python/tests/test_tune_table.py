@@ -1,0 +1,90 @@
+"""tune.py's table entries name the copy path of the measured config (the
+rule may choose another for the entry's split than for the model's), and
+its loop's stages and split sums where it has them. CPU only: torch and
+bench.py are stood in for where absent."""
+
+import importlib
+import os
+import sys
+import types
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.join(HERE, os.pardir, "benchmarks")
+
+
+@pytest.fixture(scope="module")
+def tune():
+    saved = {k: sys.modules.get(k) for k in ("torch", "bench")}
+    # The package first, with the real torch or none: the stand-in is for
+    # tune.py's own module-level uses (its dtype table) alone.
+    sys.path.insert(0, os.path.join(HERE, os.pardir))
+    import quack_mlir  # noqa: F401
+    sys.path.pop(0)
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        fake = types.ModuleType("torch")
+        fake.bfloat16, fake.float16, fake.float32 = "bf16", "f16", "f32"
+        sys.modules["torch"] = fake
+    if "bench" not in sys.modules:
+        try:
+            sys.path.insert(0, BENCH)
+            importlib.import_module("bench")
+        except ImportError:
+            stub = types.ModuleType("bench")
+            stub.time_batches = None
+            sys.modules["bench"] = stub
+        finally:
+            sys.path.remove(BENCH)
+    sys.path.insert(0, BENCH)
+    try:
+        yield importlib.import_module("tune")
+    finally:
+        sys.path.remove(BENCH)
+        sys.modules.pop("tune", None)
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+
+
+def result(config, tbps, **knobs):
+    return {"kernel": "rmsnorm_bwd", "dtype": "f32", "N": 16384,
+            "config": config, "tbps": tbps, "knobs": knobs}
+
+
+def test_global_copy_is_written(tune):
+    rows = [result("rmsnorm_bwd-f32-N16384-default", 2.73,
+                   vectors_per_thread=4, rows_per_cta=1, cluster_size=4,
+                   copy="global"),
+            result("rmsnorm_bwd-f32-N16384-v4-r1", 3.02,
+                   vectors_per_thread=4, rows_per_cta=1, cluster_size=1,
+                   copy="global", prefetch=False)]
+    [line] = tune.table_lines(rows, 0.03)
+    assert line.startswith("rmsnorm_bwd 4 16384 4 1 1 global  # f32: 2.73")
+
+
+def test_loop_stages_and_split_sums(tune):
+    rows = [result("x-default", 2.0, vectors_per_thread=4, rows_per_cta=1,
+                   cluster_size=1, copy="global"),
+            result("x-c2-t256-bulk-s3", 2.5, vectors_per_thread=8,
+                   rows_per_cta=1, cluster_size=2, copy="bulk",
+                   prefetch=True, stages=3, sums="split", shared_sums=1)]
+    [line] = tune.table_lines(rows, 0.03)
+    assert line.split("#")[0].split() == [
+        "rmsnorm_bwd", "4", "16384", "8", "1", "2", "bulk", "3", "sums=1"]
+
+
+def test_register_prefetch_and_margin(tune):
+    rows = [result("x-default", 2.0, vectors_per_thread=4, rows_per_cta=1,
+                   cluster_size=1, copy="global"),
+            result("x-v2-r2", 2.5, vectors_per_thread=2, rows_per_cta=2,
+                   cluster_size=1, copy="global", prefetch=True)]
+    [line] = tune.table_lines(rows, 0.03)
+    assert line.split("#")[0].split()[3:] == ["2", "2", "1", "global",
+                                              "prefetch"]
+    # Within the margin: no entry.
+    assert tune.table_lines([rows[0], dict(rows[1], tbps=2.05)], 0.03) == []
