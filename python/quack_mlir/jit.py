@@ -10,8 +10,12 @@ decides the cubin:
 - the kernel's name and its bindings,
 - the alignment class and the target architecture,
 - the compiler: `quackc --version` (quack's version, the sha256 of the
-  tuning table compiled into it, LLVM's version, the ptxas it runs and
+  tuning tables compiled into it, LLVM's version, the ptxas it runs and
   ptxas' version) and the sha256 of the quackc executable itself.
+
+Variants compiled here take their configs from the architecture's table
+(kernels/tuning/sm_90.tsv), not from a tuning target's: on an H100, the
+catalogue's bundles (scripts/build-catalogue.sh) carry those.
 
 The settings, read from the environment when the JIT is first used:
 
