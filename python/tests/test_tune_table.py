@@ -88,3 +88,26 @@ def test_register_prefetch_and_margin(tune):
                                               "prefetch"]
     # Within the margin: no entry.
     assert tune.table_lines([rows[0], dict(rows[1], tbps=2.05)], 0.03) == []
+
+
+def test_forced_shared_sums_only_where_the_table_can_say_so(tune):
+    default = result("rmsnorm_bwd-f32-N16384-default", 2.7,
+                     vectors_per_thread=4, rows_per_cta=1, cluster_size=4,
+                     copy="global")
+    # All sums forced into shared memory in a bulk loop: not an entry; the
+    # fastest other config is.
+    forced = result("rmsnorm_bwd-f32-N16384-c2-t256-bulk-sums-shared", 3.0,
+                    vectors_per_thread=8, rows_per_cta=1, cluster_size=2,
+                    copy="bulk", prefetch=True, stages=2, sums="shared",
+                    shared_sums=2)
+    found = result("rmsnorm_bwd-f32-N16384-v4-r1", 2.99,
+                   vectors_per_thread=4, rows_per_cta=1, cluster_size=1,
+                   copy="global", sums="shared", shared_sums=2)
+    [line] = tune.table_lines([default, forced, found], 0.03)
+    assert line.split("#")[0].split()[3:] == ["4", "1", "1", "global"]
+    # Split sums in such a loop are recorded (sums=K).
+    split = dict(forced, knobs=dict(forced["knobs"], sums="split",
+                                    shared_sums=1))
+    [line] = tune.table_lines([default, split, found], 0.03)
+    assert line.split("#")[0].split()[3:] == ["8", "1", "2", "bulk", "2",
+                                              "sums=1"]
