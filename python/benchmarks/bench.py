@@ -1696,6 +1696,13 @@ def versions():
         v["commit"] = subprocess.run(
             ["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
             capture_output=True, text=True, timeout=10).stdout.strip() or None
+        # A tree that differs from its commit says so: the figures are
+        # those of the files, not of the commit.
+        if v["commit"] and subprocess.run(
+                ["git", "-C", HERE, "status", "--porcelain",
+                 "--untracked-files=no"], capture_output=True, text=True,
+                timeout=30).stdout.strip():
+            v["commit"] += "+modified"
     except Exception:
         v["commit"] = None
     return v
