@@ -958,37 +958,47 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                         [](const auto &k) { return k.prefetchDropped; });
   };
   const bool tableLoop = keepsTableLoop(*artifacts);
-  // The model's config where it spills less than the table's (or, where
-  // the table's loop gave up its prefetch, no more), else nothing.
-  auto modelInstead = [&](const Artifacts &tableArtifacts)
-      -> std::optional<Artifacts> {
-    CompileOptions model = options;
-    model.useTuned = false;
-    FailureOr<Artifacts> retry = tryCompile(sourceMgr, bufferId, context, model);
-    if (failed(retry) ||
-        !(spills(*retry) < spills(tableArtifacts) ||
-          (droppedPrefetch(tableArtifacts) &&
-           spills(*retry) <= spills(tableArtifacts))))
-      return std::nullopt;
-    for (KernelMetadata &k : retry->kernels)
-      k.configReason +=
-          spills(tableArtifacts) > 0
-              ? "; not the table's config (ptxas spilled " +
-                    std::to_string(spills(tableArtifacts)) + " bytes)"
-              : std::string("; not the table's config (its loop could "
-                            "not prefetch without spilling)");
-    return std::move(*retry);
-  };
   // A tuning target's table was measured on the roots of
   // scripts/tune-build.sh, whose forced splits went through the searches
-  // below (shared sums, early sums): its entries get them before the
-  // model's config is preferred. The architecture's table keeps its
-  // order, that of the measurements of its entries.
+  // below (shared sums, early sums): its entries get them before another
+  // config is preferred. The architecture's table keeps its order, that of
+  // the measurements of its entries.
   StringRef archTable = mlir::quack::tunedConfigTableName(options.arch);
   const bool targetEntry =
       llvm::any_of(artifacts->kernels, [&](const auto &k) {
         return k.tunedConfig && k.tuningTable != archTable;
       });
+  // Another config where it spills less than the table's (or, where the
+  // table's loop gave up its prefetch, no more), else nothing: for a
+  // target's entry, what the architecture's table gives (compiled whole,
+  // with its own fallback); for the architecture's, the model's.
+  auto modelInstead = [&](const Artifacts &tableArtifacts)
+      -> std::optional<Artifacts> {
+    CompileOptions other = options;
+    if (targetEntry)
+      other.tuning.clear();
+    else
+      other.useTuned = false;
+    FailureOr<Artifacts> retry =
+        targetEntry ? compile(sourceMgr, bufferId, context, other)
+                    : tryCompile(sourceMgr, bufferId, context, other);
+    if (failed(retry) ||
+        !(spills(*retry) < spills(tableArtifacts) ||
+          (droppedPrefetch(tableArtifacts) &&
+           spills(*retry) <= spills(tableArtifacts))))
+      return std::nullopt;
+    std::string table =
+        targetEntry ? "the --tuning=" + options.tuning + " table's config"
+                    : std::string("the table's config");
+    for (KernelMetadata &k : retry->kernels)
+      k.configReason +=
+          spills(tableArtifacts) > 0
+              ? "; not " + table + " (ptxas spilled " +
+                    std::to_string(spills(tableArtifacts)) + " bytes)"
+              : "; not " + table + " (its loop could not prefetch without "
+                "spilling)";
+    return std::move(*retry);
+  };
   const bool mayPreferModel = !tableLoop && options.useTuned && tunedConfig;
   if (mayPreferModel && !targetEntry &&
       (spills(*artifacts) > 0 || droppedPrefetch(*artifacts)))

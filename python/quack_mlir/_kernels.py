@@ -132,12 +132,15 @@ def current_device_name():
     """The name of the current CUDA device (e.g. "NVIDIA H100 80GB HBM3"),
     which decides whether a tuning target's variants serve it;
     $QUACK_MLIR_DEVICE_NAME where set (empty: none). None without torch's
-    CUDA (the architecture's variants only)."""
+    CUDA or before CUDA is initialized (the architecture's variants
+    only)."""
     env = os.environ.get("QUACK_MLIR_DEVICE_NAME")
     if env is not None:
         return env or None
     torch = sys.modules.get("torch")
-    if torch is None:
+    # Never the first use of CUDA (which a fork after it would break): the
+    # ops ask once their tensors are on the device.
+    if torch is None or not torch.cuda.is_initialized():
         return None
     try:
         index = torch.cuda.current_device()

@@ -200,6 +200,15 @@ def _candidates(variants, where, kernel, bindings, alignment=None,
     matching = [v for v in variants
                 if v.matches(kernel, bindings) and v.serves(device)]
     if not matching:
+        elsewhere = sorted({v.tuning_device for v in variants
+                            if v.matches(kernel, bindings)})
+        if elsewhere:
+            raise KernelNotFoundError(
+                f"no kernel for {kernel} ({_format_bindings(bindings)}) in "
+                f"bundle {where} for device {device!r}: its variants with "
+                "these bindings serve only devices whose name contains " +
+                ", ".join(repr(d) for d in elsewhere) + " (a tuning target's "
+                "bundle; add the architecture's bundle to the path)")
         what = _format_bindings(bindings)
         if alignment is not None:
             what += f", alignment {alignment}"

@@ -69,8 +69,9 @@ def test_other_devices_get_the_architecture_variants(root, device):
 def test_a_target_bundle_alone_serves_no_other_device(root):
     s = qb.BundleSet(str(root / "cross_entropy-h100"))
     assert s.bundles[0].tuning == "h100"
-    with pytest.raises(qb.KernelNotFoundError):
+    with pytest.raises(qb.KernelNotFoundError) as e:
         s.candidates("cross_entropy_fwd", KEY, device="NVIDIA H200")
+    assert "serve only devices whose name contains 'H100'" in str(e.value)
     assert len(s.candidates("cross_entropy_fwd", KEY,
                             device="NVIDIA H100 PCIe")) == 2
 
@@ -95,3 +96,30 @@ def test_device_name_from_the_environment(monkeypatch):
     # Empty: no device named, the architecture's variants only.
     monkeypatch.setenv("QUACK_MLIR_DEVICE_NAME", "")
     assert _kernels.current_device_name() is None
+
+
+class _Loaded:
+    """What _launch needs of a loaded kernel: its parameters."""
+    params = []
+
+
+def test_launcher_takes_the_current_device_name(root, monkeypatch):
+    # The name reaches the variant choice of an op's launcher (the kernel
+    # itself is not loaded: no runtime library or GPU is needed).
+    from quack_mlir import _launch, _runtime
+    monkeypatch.setattr(_kernels, "load_variant", lambda v: _Loaded())
+    monkeypatch.setattr(_runtime, "raw_launch_function", lambda: None)
+    monkeypatch.setenv("QUACK_MLIR_JIT", "0")
+    _kernels.set_bundle(str(root))
+    try:
+        for name, first in (("NVIDIA H100 80GB HBM3", "cross_entropy-h100"),
+                            ("NVIDIA H200", "cross_entropy"),
+                            ("", "cross_entropy")):
+            monkeypatch.setenv("QUACK_MLIR_DEVICE_NAME", name)
+            lau = _launch.Launcher("cross_entropy_fwd", ("T", "N"),
+                                   fixed={"IGNORE": "true"})
+            fam = lau.family(("bf16", 1024))
+            assert os.path.basename(fam.candidates[0].directory) == first
+            assert fam.device == (name or None)
+    finally:
+        _kernels.set_bundle(None)

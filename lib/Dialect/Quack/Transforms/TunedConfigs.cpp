@@ -25,7 +25,7 @@ constexpr const char kSm90H100Table[] =
     ;
 
 const TuningTarget kSm90Targets[] = {
-    {"h100", "H100", "sm_90-h100.tsv"},
+    {"h100", "H100", "sm_90-h100.tsv", kSm90H100Table},
 };
 
 /// A built-in table, parsed once; a malformed one is reported and ignored
@@ -175,9 +175,8 @@ StringRef mlir::quack::builtinTunedConfigText(StringRef arch,
     return "";
   if (target.empty())
     return kSm90Table;
-  if (target == "h100")
-    return kSm90H100Table;
-  return "";
+  const TuningTarget *found = findTuningTarget(arch, target);
+  return found ? found->text : StringRef();
 }
 
 std::optional<TunedConfig>
@@ -186,14 +185,22 @@ mlir::quack::lookupTunedConfig(StringRef arch, StringRef kernel,
                                StringRef target) {
   if (tunedConfigTableName(arch).empty() || rowLength <= 0)
     return std::nullopt;
+  int64_t bucket = static_cast<int64_t>(llvm::PowerOf2Ceil(rowLength));
+  // The targets' tables are parsed on the first lookup that names one.
+  if (!target.empty()) {
+    static const std::vector<std::vector<TunedConfig>> targetTables = [] {
+      std::vector<std::vector<TunedConfig>> tables;
+      for (const TuningTarget &t : kSm90Targets)
+        tables.push_back(parseBuiltin(t.text, t.table));
+      return tables;
+    }();
+    for (auto [t, table] : llvm::zip(kSm90Targets, targetTables))
+      if (t.name == target)
+        if (std::optional<TunedConfig> entry =
+                find(table, kernel, elementBytes, bucket))
+          return entry;
+  }
   static const std::vector<TunedConfig> table =
       parseBuiltin(kSm90Table, "sm_90.tsv");
-  static const std::vector<TunedConfig> h100 =
-      parseBuiltin(kSm90H100Table, "sm_90-h100.tsv");
-  int64_t bucket = static_cast<int64_t>(llvm::PowerOf2Ceil(rowLength));
-  if (target == "h100")
-    if (std::optional<TunedConfig> entry =
-            find(h100, kernel, elementBytes, bucket))
-      return entry;
   return find(table, kernel, elementBytes, bucket);
 }

@@ -93,6 +93,8 @@ struct TuningTarget {
   StringRef deviceName;
   /// The table's file name in kernels/tuning/, e.g. "sm_90-h100.tsv".
   StringRef table;
+  /// The table's text, compiled in.
+  StringRef text;
 };
 
 /// Parses a table; on a malformed line, returns an error naming it.
