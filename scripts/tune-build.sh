@@ -10,7 +10,8 @@
 # 2, 4, 8 (CTAs of 64 to 1024 threads); on the cluster path (N >= 8192)
 # clusters of 2, 4, 8, 16 CTAs of 128, 256, 512 threads (up to 16 vectors
 # per thread); configs that spill are left out; plus the model's own
-# choice with the table of measured configs ignored (`default`). Roots are
+# choice with the table of measured configs ignored (`default`), and the
+# config the architecture's table gives (`table`). Roots are
 # named OUT_DIR/<kernel>-<T>-N<N>-<config>; CTA-level roots force a cluster
 # of 1 (kernels with sums over rows would take a cluster from 8192).
 # Phase 2, on the GPU:
@@ -153,6 +154,14 @@ for k in "${KERNELS[@]}"; do
         done
       }
       compile "$OUT/$k-$t-N$n-default" --config="tuned=0$KNOBS"
+      # What the catalogue compiles (the architecture's table, or the model
+      # where it has no entry): the baseline of a tuning target's table
+      # (tune.py --against table).
+      if [ -n "$KNOBS" ]; then
+        compile "$OUT/$k-$t-N$n-table" --config="${KNOBS#,}"
+      else
+        compile "$OUT/$k-$t-N$n-table"
+      fi
       if [ "$n" -ge 8192 ]; then
         # The cluster path: clusters of 2-16 CTAs of 128-512 threads, each
         # thread with 1-16 vectors (from N = 8192, where kernels with sums

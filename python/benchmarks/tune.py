@@ -301,16 +301,20 @@ def root_config(root, kernel, dtype, n):
 ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 
 
-def table_lines(results, margin):
+def table_lines(results, margin, against="model"):
     """Entries for kernels/tuning/<arch>.tsv: per (kernel, dtype, N), the
     fastest config where it beats the model's own choice (the root labelled
-    ...-default) by more than `margin`."""
+    ...-default) by more than `margin`; with `against="table"`, where it
+    beats the config the architecture's table gives (...-table): the
+    entries of a tuning target's table (kernels/tuning/sm_90-h100.tsv),
+    measured on that GPU."""
+    suffix = "-default" if against == "model" else "-table"
     lines = []
     groups = {}
     for r in results:
         groups.setdefault((r["kernel"], r["dtype"], r["N"]), []).append(r)
     for (kernel, dtype, n), rows in sorted(groups.items()):
-        default = [r for r in rows if r["config"].endswith("default")]
+        default = [r for r in rows if r["config"].endswith(suffix)]
         if not default:
             continue
         # A root that forced its sums over rows into shared memory
@@ -319,10 +323,13 @@ def table_lines(results, margin):
         # of them shared, the entry would record none, and quackc, whose
         # registers may then not spill, would keep them there (layernorm_bwd
         # f32 at 16384 on an H100: 3.00 TB/s measured, 2.24 from the entry).
-        usable = [r for r in rows if "-sums-shared" not in r["config"] or (
-            r.get("knobs", {}).get("sums") == "split" and
-            r["knobs"].get("copy", "global") != "global" and
-            r["knobs"].get("prefetch"))]
+        # The baselines are no entries either.
+        usable = [r for r in rows if not r["config"].endswith(
+            ("-default", "-table")) and (
+            "-sums-shared" not in r["config"] or (
+                r.get("knobs", {}).get("sums") == "split" and
+                r["knobs"].get("copy", "global") != "global" and
+                r["knobs"].get("prefetch")))]
         if not usable:
             continue
         best = max(usable, key=lambda r: r["tbps"])
@@ -373,6 +380,11 @@ def main():
                    "model's choice by more than --margin to this table "
                    "(kernels/tuning/<arch>.tsv), replacing earlier entries "
                    "of the same kernel, element size and N")
+    p.add_argument("--against", choices=("model", "table"), default="model",
+                   help="what an entry must beat: the model's choice (the "
+                   "roots ...-default; the architecture's table) or the "
+                   "config the architecture's table gives (...-table; a "
+                   "tuning target's table)")
     p.add_argument("--margin", type=float, default=0.03,
                    help="relative gain a measured config needs (default 3%%)")
     a = p.parse_args()
@@ -421,7 +433,7 @@ def main():
         with open(a.out, "w") as f:
             json.dump(results, f, indent=1)
     if a.table:
-        write_table(a.table, table_lines(results, a.margin))
+        write_table(a.table, table_lines(results, a.margin, a.against))
 
 
 def write_table(path, lines):
