@@ -702,15 +702,9 @@ int main(int argc, char **argv) {
   if (tuningFlag.getNumOccurrences()) {
     const mlir::quack::TuningTarget *target =
         mlir::quack::findTuningTarget(arch, tuningFlag);
-    if (!target) {
-      std::string known;
-      for (const mlir::quack::TuningTarget &t :
-           mlir::quack::tuningTargets(arch))
-        known += (known.empty() ? "" : ", ") + t.name.str();
+    if (!target)
       return fail("unknown --tuning target '" + tuningFlag + "' for " + arch +
-                  (known.empty() ? std::string(" (it has none)")
-                                 : "; known: " + known));
-    }
+                  mlir::quack::knownTuningTargets(arch));
     options.tuning = target->name.str();
   }
   if (std::string msg = quack::parseConfigOverrides(configFlag, options);

@@ -583,16 +583,9 @@ struct QuackSelectConfigPass
     }
     if (!tuning.getValue().empty() &&
         !findTuningTarget(arch, tuning.getValue())) {
-      InFlightDiagnostic diag = getOperation().emitError("unknown tuning target '")
-                                << tuning.getValue() << "' for " << arch.getValue();
-      ArrayRef<TuningTarget> targets = tuningTargets(arch);
-      if (targets.empty()) {
-        diag << " (it has no tuning targets)";
-      } else {
-        diag << "; known:";
-        for (const TuningTarget &t : targets)
-          diag << " " << t.name;
-      }
+      getOperation().emitError("unknown tuning target '")
+          << tuning.getValue() << "' for " << arch.getValue()
+          << knownTuningTargets(arch);
       return signalPassFailure();
     }
     getOperation().walk([&](KernelOp kernel) {

@@ -169,6 +169,16 @@ const TuningTarget *mlir::quack::findTuningTarget(StringRef arch,
   return nullptr;
 }
 
+std::string mlir::quack::knownTuningTargets(StringRef arch) {
+  ArrayRef<TuningTarget> targets = tuningTargets(arch);
+  if (targets.empty())
+    return " (it has none)";
+  std::string text = "; known:";
+  for (const TuningTarget &t : targets)
+    text += " " + t.name.str();
+  return text;
+}
+
 StringRef mlir::quack::builtinTunedConfigText(StringRef arch,
                                               StringRef target) {
   if (tunedConfigTableName(arch) != "sm_90.tsv")

@@ -111,6 +111,10 @@ ArrayRef<TuningTarget> tuningTargets(StringRef arch);
 /// The tuning target of `arch` named `name`, or null.
 const TuningTarget *findTuningTarget(StringRef arch, StringRef name);
 
+/// The end of the message refusing an unknown tuning target of `arch`:
+/// "; known: h100", or " (it has none)".
+std::string knownTuningTargets(StringRef arch);
+
 /// The text of the built-in table for `arch`, or with `target` the text of
 /// that target's table (empty where there is none).
 StringRef builtinTunedConfigText(StringRef arch, StringRef target = "");
