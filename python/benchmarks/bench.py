@@ -52,11 +52,6 @@ pass that a backward needs is done before timing):
                  which writes the gradient over the logits when asked to).
   quack          QuACK (quack-kernels): quack.rmsnorm, quack.softmax and
                  quack.cross_entropy forward and backward functions.
-  at_size        (only when asked for) not the op: the ceiling's own kernel
-                 (copy, sum or add) moving the op's bytes at that shape,
-                 inputs rotated as the op's. Where it falls short of the
-                 ceiling (short rows: a few MB per call), so does any
-                 kernel: launch and ramp-up weigh.
 
 Shapes: QuACK's sweep, M = 32768 for N = 256 ... 65536 by powers of 2, then
 (16384, 131072) and (8192, 262144): M = min(32768, 2^31 / N) unless --m.
@@ -109,14 +104,9 @@ DEFAULT_NS = [1 << k for k in range(8, 19)]          # 256 ... 262144
 DEFAULT_M = 32768
 MAX_ELEMENTS = 1 << 31                                # M * N of the sweep
 IMPLS = ("quack_mlir", "torch_compile", "torch_eager", "liger", "quack")
-# Not an implementation of the op: the bandwidth of the ceiling's own
-# kernel (a copy, a sum, an add) moving the op's bytes at that shape, with
-# inputs rotated like the op's (`--impls ... at_size`; not a default).
-AT_SIZE = "at_size"
-IMPL_CHOICES = IMPLS + (AT_SIZE,)
 IMPL_TITLES = {"quack_mlir": "quack_mlir", "torch_compile": "torch.compile",
                "torch_eager": "torch eager", "liger": "Liger",
-               "quack": "QuACK", AT_SIZE: "ceiling at size"}
+               "quack": "QuACK"}
 CEILINGS = {"copy": "1 read : 1 write", "read": "read only",
             "r2w1": "2 reads : 1 write"}
 CEILING_TITLES = {"copy": "copy", "read": "read-only", "r2w1": "2:1"}
@@ -130,7 +120,7 @@ SLEEP_CYCLES_PER_S = 2.0e9
 # its timing (set-up, reference share, first call), and per first call of a
 # new shape of each implementation (compilation).
 EST_OVERHEAD_S = 0.08
-EST_COMPILE_S = {"quack_mlir": 0.02, "torch_eager": 0.0, AT_SIZE: 0.0,
+EST_COMPILE_S = {"quack_mlir": 0.02, "torch_eager": 0.0,
                  "torch_compile": 1.5, "liger": 0.5, "quack": 1.2}
 EST_STARTUP_S = 30.0
 
@@ -456,61 +446,6 @@ def measure_ceilings():
     }
 
 
-def at_size_impl(op):
-    """The ceiling's kernel for op.mix moving op.nbytes at the shape of
-    each input set: a device-to-device copy (half the bytes read, half
-    written), a sum (all read; the Triton partial sums where they load, as
-    in read_ceiling) or an add (two thirds read, one written). What any
-    kernel can reach at that size, where launch and ramp-up weigh."""
-    def sizes(inp):
-        x = inp["x"]
-        n = x.shape[-1]
-        return op.nbytes(x.numel() // n, n, x.element_size())
-
-    def buf(nbytes):
-        t = torch.empty(max(1, nbytes // 4), dtype=torch.float32,
-                        device=DEVICE)
-        return t.uniform_()
-
-    if op.mix == "copy":
-        def prepare(inp):
-            half = sizes(inp) // 2
-            return (buf(half), buf(half))
-
-        def run(st):
-            return st[1].copy_(st[0])
-    elif op.mix == "r2w1":
-        def prepare(inp):
-            third = sizes(inp) // 3
-            return (buf(third), buf(third), buf(third))
-
-        def run(st):
-            return torch.add(st[0], st[1], out=st[2])
-    else:
-        partial = None
-        try:
-            sys.path.insert(0, HERE)
-            import _bench_kernels as bk
-            partial = bk
-        except Exception:
-            pass
-
-        def prepare(inp):
-            x = buf(sizes(inp))
-            out = (torch.empty(partial.partial_sums_grid(x.numel()),
-                               dtype=torch.float32, device=DEVICE)
-                   if partial else None)
-            return (x, out)
-
-        def run(st):
-            if partial:
-                return partial.partial_sums(st[0], st[1])
-            return torch.sum(st[0])
-    return Impl(run, prepare, checked=False,
-                note=f"the {CEILING_TITLES[op.mix]} ceiling's kernel moving "
-                     "each shape's bytes, inputs rotated as the op's")
-
-
 # ---------------------------------------------------------------------------
 # Correctness
 
@@ -571,12 +506,10 @@ class Impl:
     (a forward pass a backward needs, copies of inputs it overwrites);
     run(state) -> outputs, the timed call."""
 
-    def __init__(self, run, prepare=None, note=None, checked=True):
+    def __init__(self, run, prepare=None, note=None):
         self.run = run
         self.prepare = prepare or (lambda inp: inp)
         self.note = note
-        # False for at_size, whose outputs are not the op's.
-        self.checked = checked
 
 
 _modules = {}
@@ -1562,9 +1495,7 @@ class Runner:
         key = (op.name, name, dtype)
         if key not in self.impl_cache:
             try:
-                self.impl_cache[key] = (
-                    at_size_impl(op) if name == AT_SIZE else
-                    op.factories()[name](dtype))
+                self.impl_cache[key] = op.factories()[name](dtype)
             except Exception as e:  # raised again at each use
                 self.impl_cache[key] = remembered(e)
         obj = self.impl_cache[key]
@@ -1610,7 +1541,7 @@ class Runner:
             out = impl.run(states[0])
             torch.cuda.synchronize()
             row["first_call_s"] = time.perf_counter() - t1
-            err = op.compare(out, ref, idx) if impl.checked else 0.0
+            err = op.compare(out, ref, idx)
             del out
             row["rel_err"] = err
             tol = TOL[dname] * op.tol_factor
@@ -1705,8 +1636,6 @@ class Runner:
         out = {}
         calls = self.args.host_calls
         for name in self.args.impls:
-            if name == AT_SIZE:
-                continue
             try:
                 impl = self.impl(op, name, torch.bfloat16)
                 state = impl.prepare(op.inputs(1, n, torch.bfloat16))
@@ -1910,9 +1839,9 @@ def write_plots(out_dir, args, results, ceilings, layout):
         print(f"note: no plots, matplotlib is not available "
               f"({type(e).__name__}: {e})", file=sys.stderr)
         return []
-    colors = dict(zip(IMPL_CHOICES, ("#d62728", "#1f77b4", "#7f7f7f",
-                                     "#2ca02c", "#9467bd", "#000000")))
-    markers = dict(zip(IMPL_CHOICES, ("o", "s", "^", "D", "v", ".")))
+    colors = dict(zip(IMPLS, ("#d62728", "#1f77b4", "#7f7f7f", "#2ca02c",
+                              "#9467bd")))
+    markers = dict(zip(IMPLS, ("o", "s", "^", "D", "v")))
     written = []
 
     def draw(ax, op, dname):
@@ -1991,10 +1920,9 @@ def parse_args(argv, default_ops):
                     help="ops to run, in this order (default: all: "
                          + " ".join(OP_ORDER) + ")")
     ap.add_argument("--impls", nargs="+", default=list(IMPLS),
-                    choices=IMPL_CHOICES, metavar="IMPL",
+                    choices=IMPLS, metavar="IMPL",
                     help="implementations (default: all: "
-                         + " ".join(IMPLS) + "); at_size adds the "
-                         "ceiling's kernel moving each shape's bytes")
+                         + " ".join(IMPLS) + ")")
     ap.add_argument("--dtypes", nargs="+", default=["bf16", "f32"],
                     choices=DTYPE_NAMES)
     ap.add_argument("--n", type=int, nargs="+", default=DEFAULT_NS,
