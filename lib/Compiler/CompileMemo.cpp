@@ -46,7 +46,8 @@ static std::string loweringKey(const CompileOptions &o) {
      << o.alignment << '|' << o.vector << '|' << o.threadsPerRow << '|'
      << o.rowsPerCta << '|' << o.clusterSize << '|' << o.minCtasPerSm << '|'
      << o.prefetch << '|' << o.remat << '|' << o.sink << '|' << o.copy << '|'
-     << o.stages << '|' << o.sums << '|' << o.earlySums << '|' << o.fma << '|'
+     << o.stages << '|' << o.sums << '|' << o.earlySums << '|'
+     << o.earlyVectors << '|' << o.fma << '|'
      << o.useTuned << '|' << o.tuning;
   for (const auto &[name, value] : o.bindings)
     os << '|' << name << '=' << value;

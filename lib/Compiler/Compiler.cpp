@@ -108,6 +108,8 @@ static std::string contentHash(llvm::StringRef source,
   // Only where they differ from the default, so that other hashes stay.
   if (options.earlySums > 0)
     cos << ";early_sums=1";
+  if (options.earlyVectors > 0)
+    cos << ";early_vectors=1";
   if (options.expFtz == 0)
     cos << ";exp_ftz=0";
   if (options.fma > 0)
@@ -529,6 +531,7 @@ static LogicalResult lower(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   pipeline.stages = options.stages;
   pipeline.sums = options.sums < 0 ? -1 : options.sums;
   pipeline.earlySums = options.earlySums > 0;
+  pipeline.earlyVectors = options.earlyVectors > 0;
   pipeline.expFtz = options.expFtz != 0;
   pipeline.useTuned = options.useTuned;
   pipeline.tuning = options.tuning;
@@ -1273,7 +1276,8 @@ std::string parseConfigOverrides(llvm::StringRef text,
     key = key.trim();
     // 0/1 flags.
     if (key == "tuned" || key == "prefetch" || key == "remat" ||
-        key == "sink" || key == "early_sums" || key == "exp_ftz" || key == "fma") {
+        key == "sink" || key == "early_sums" || key == "early_vectors" ||
+        key == "exp_ftz" || key == "fma") {
       StringRef v = value.trim();
       if (v != "0" && v != "1")
         return "config: '" + key.str() + "' takes 0 or 1, got '" + v.str() +
@@ -1286,6 +1290,8 @@ std::string parseConfigOverrides(llvm::StringRef text,
         options.sink = v == "1";
       else if (key == "early_sums")
         options.earlySums = v == "1";
+      else if (key == "early_vectors")
+        options.earlyVectors = v == "1";
       else if (key == "exp_ftz")
         options.expFtz = v == "1";
       else if (key == "fma")
@@ -1341,7 +1347,7 @@ std::string parseConfigOverrides(llvm::StringRef text,
       options.stages = number;
     else
       return "config: unknown knob '" + key.str() +
-             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, sink, copy, stages, sums, early_sums, exp_ftz, fma";
+             "'; known: threads, rows, vector, align, cluster, ctas, tuned, prefetch, remat, sink, copy, stages, sums, early_sums, early_vectors, exp_ftz, fma";
   }
   return "";
 }

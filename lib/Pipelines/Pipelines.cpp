@@ -57,13 +57,16 @@ void buildQuackConfigPipeline(OpPassManager &pm,
   config.stages = options.stages;
   config.sums = options.sums;
   config.earlySums = options.earlySums;
+  config.earlyVectors = options.earlyVectors;
   config.useTuned = options.useTuned;
   config.tuning = options.tuning;
   pm.addPass(mlir::quack::createQuackFuseMoments());
   pm.addPass(mlir::quack::createQuackGroupReductions());
   if (options.earlySums)
     pm.addPass(mlir::quack::createQuackHoistRowSums());
-  pm.addPass(mlir::quack::createQuackScheduleLoads());
+  mlir::quack::QuackScheduleLoadsOptions schedule;
+  schedule.earlyVectors = options.earlyVectors;
+  pm.addPass(mlir::quack::createQuackScheduleLoads(schedule));
   pm.addPass(mlir::quack::createQuackSelectConfig(config));
   pm.addPass(mlir::quack::createQuackAssignLayouts());
 }

@@ -70,7 +70,7 @@ cl::opt<std::string> configFlag(
     cl::desc("force config knobs: threads=<n>,rows=<n>,vector=<n>,align=<n>,"
              "cluster=<n>,ctas=<n>,prefetch=0|1,remat=0|1,sink=0|1,"
              "copy=global|bulk|tensor,stages=<n>,sums=registers|shared,"
-             "early_sums=0|1,exp_ftz=0|1,fma=0|1; tuned=0 "
+             "early_sums=0|1,early_vectors=0|1,exp_ftz=0|1,fma=0|1; tuned=0 "
              "ignores the table "
              "of measured configs"),
     cl::value_desc("k=v,..."), cl::cat(category));

@@ -68,6 +68,9 @@ struct CompileOptions {
   /// (1) or where the description puts them (0); -1: where the description
   /// puts them unless the kernel spills.
   int64_t earlySums = -1;
+  /// Issue row-vector loads (weights, biases) right after the row's loads
+  /// (1) instead of at their first use (0 or -1).
+  int64_t earlyVectors = -1;
   /// Exponentials through ex2.approx.ftz (1) or ex2.approx (0); -1: ftz
   /// unless the kernel fits more CTAs per SM without.
   int64_t expFtz = -1;

@@ -74,6 +74,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("accumulate sums over rows before the reductions they "
                      "do not depend on (quack-hoist-row-sums)"),
       llvm::cl::init(false)};
+  Option<bool> earlyVectors{
+      *this, "early-vectors",
+      llvm::cl::desc("issue row-vector loads (weights) with the row's loads "
+                     "instead of at their first use"),
+      llvm::cl::init(false)};
   Option<bool> expFtz{
       *this, "exp-ftz",
       llvm::cl::desc("exponentials through ex2.approx.ftz (results below "

@@ -38,14 +38,23 @@ bool isRowInvariant(Operation *op, const DenseSet<Operation *> &invariant) {
   return true;
 }
 
+bool isLoadOf(Operation *op, ArgKind kind) {
+  auto load = dyn_cast<LoadOp>(op);
+  return load && classifyArgType(load.getSource().getType()) == kind;
+}
+
 struct QuackScheduleLoadsPass
     : public mlir::quack::impl::QuackScheduleLoadsBase<
           QuackScheduleLoadsPass> {
+  using QuackScheduleLoadsBase::QuackScheduleLoadsBase;
+
   void runOnOperation() override {
     getOperation().walk([&](KernelOp kernel) {
       Block &body = kernel.getBody().front();
       hoistPerRowReads(body);
       sinkRowVectors(body);
+      if (earlyVectors)
+        raiseRowVectorLoads(body);
     });
   }
 
@@ -103,6 +112,31 @@ struct QuackScheduleLoadsPass
       }
       if (lastRowLoad)
         op->moveAfter(lastRowLoad);
+    }
+  }
+
+  /// Each row-vector load (alone: what depends on it stays at its first
+  /// use) right after the matrix load before it, unless a store or the
+  /// top of the body comes first: a row vector may not be read across a
+  /// store, and with no row load before it there is nothing to overlap.
+  void raiseRowVectorLoads(Block &body) {
+    SmallVector<Operation *> loads;
+    for (Operation &op : body)
+      if (isLoadOf(&op, ArgKind::Row))
+        loads.push_back(&op);
+    // Last first: loads raised to the same matrix load keep their order.
+    for (Operation *op : llvm::reverse(loads)) {
+      Operation *anchor = nullptr;
+      for (Operation *it = op->getPrevNode(); it; it = it->getPrevNode()) {
+        if (isa<StoreOp>(it))
+          break;
+        if (isLoadOf(it, ArgKind::Matrix)) {
+          anchor = it;
+          break;
+        }
+      }
+      if (anchor)
+        op->moveAfter(anchor);
     }
   }
 

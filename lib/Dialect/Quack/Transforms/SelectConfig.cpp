@@ -407,6 +407,8 @@ struct QuackSelectConfigPass
                                 "rows (sum_rows)");
     if (earlySums)
       why << "; early_sums=1 (forced)";
+    if (earlyVectors)
+      why << "; early_vectors=1 (forced)";
     // Shared sums follow the bulk-copy buffers in dynamic shared memory.
     const int64_t sumBytes = config.sharedSumBytes(numSums);
     if (config.staged()) {

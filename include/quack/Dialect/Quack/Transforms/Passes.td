@@ -71,6 +71,9 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
            "the pipeline accumulates sums over rows before the reductions "
            "they do not depend on (quack-hoist-row-sums): refused on a "
            "kernel without sums over rows, noted in the reason otherwise">,
+    Option<"earlyVectors", "early-vectors", "bool", /*default=*/"false",
+           "the pipeline issues row-vector loads with the row's loads "
+           "(quack-schedule-loads early-vectors): noted in the reason">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "shared-memory buffers a prefetching loop with bulk copies "
            "cycles through (0: choose, 2-8)">,
@@ -252,7 +255,20 @@ def QuackScheduleLoads : Pass<"quack-schedule-loads", "::mlir::ModuleOp"> {
     ```
     becomes a kernel that loads `%t` first and `%w` after `%s`, right before
     its first use.
+
+    With `early-vectors` (`quackc --config=early_vectors=1`), each row
+    vector's `quack.load` then moves up again, alone, to just after the
+    matrix load that precedes it (not past a store): it is in flight with
+    the row's loads instead of adding its latency after the reductions, and
+    the operations on it (the widening of 16-bit weights) stay at the first
+    use. Short rows are where that can pay: a thread owns a vector or two
+    of the weight, and a CTA's life is a few memory latencies long.
   }];
+  let options = [
+    Option<"earlyVectors", "early-vectors", "bool", /*default=*/"false",
+           "issue row-vector loads right after the matrix loads before "
+           "them instead of at their first use">,
+  ];
 }
 
 def QuackSinkToUses : Pass<"quack-sink-to-uses", "::mlir::ModuleOp"> {
