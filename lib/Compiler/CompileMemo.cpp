@@ -104,6 +104,25 @@ void CompileMemo::storeLowered(const CompileOptions &options,
   lowered.emplace(loweringKey(options), result);
 }
 
+std::set<int64_t> CompileMemo::capsKnownToSpill(const CompileOptions &options,
+                                                int64_t registers) const {
+  std::set<int64_t> caps;
+  auto it = spilledCaps.find(loweringKey(options));
+  if (it == spilledCaps.end())
+    return caps;
+  for (const auto &[unbounded, spilled] : it->second)
+    if (unbounded <= registers)
+      caps.insert(spilled.begin(), spilled.end());
+  return caps;
+}
+
+void CompileMemo::storeSpilledCaps(const CompileOptions &options,
+                                   int64_t registers,
+                                   const std::set<int64_t> &caps) {
+  if (!caps.empty())
+    spilledCaps[loweringKey(options)].emplace_back(registers, caps);
+}
+
 CompileMemo::Assembled CompileMemo::run(const std::string &ptx,
                                         const std::string &arch,
                                         const std::string &ptxas) {

@@ -86,6 +86,19 @@ public:
   llvm::Expected<Cubin> assemble(const std::string &ptx, llvm::StringRef arch,
                                  llvm::StringRef ptxas);
 
+  /// The CTAs-per-SM search's register caps that made ptxas spill, for a
+  /// compile that lowers like `options` (all but expFtz alike) and took
+  /// `registers` unbounded: the caps another such compile found spilling
+  /// with at most as many registers unbounded. The two lowerings differ in
+  /// the exponential's instruction alone; one that needs more registers
+  /// unbounded is taken not to fit a cap where the other spilled.
+  std::set<int64_t> capsKnownToSpill(const CompileOptions &options,
+                                     int64_t registers) const;
+  /// Records that ptxas spilled at `caps` for a compile that lowers like
+  /// `options` and took `registers` unbounded.
+  void storeSpilledCaps(const CompileOptions &options, int64_t registers,
+                        const std::set<int64_t> &caps);
+
   /// Starts ptxas on `ptx` in the background, for assemble() to pick up,
   /// where fewer compiles run in this process than it has hardware
   /// threads. Returns whether it started.
@@ -115,6 +128,10 @@ private:
                             const std::string &ptxas);
 
   std::map<std::string, LoweredKernel> lowered;
+  /// Per lowering key: (registers unbounded, caps that spilled) of each
+  /// search that ran.
+  std::map<std::string, std::vector<std::pair<int64_t, std::set<int64_t>>>>
+      spilledCaps;
   /// Keyed by arch and PTX text.
   std::map<std::string, std::shared_future<Assembled>> assembled;
   /// The keys of `assembled` whose runs were started ahead.

@@ -807,11 +807,21 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     int64_t lowest = llvm::divideCeil(
         md.resources.registers * kMinCapShare.first, kMinCapShare.second);
     bool skipped = false;
+    // The retry with exact exponentials lowers like this compile but for
+    // that instruction: caps where the other spilled with no more
+    // registers unbounded are not tried again (cross_entropy_fwd_bwd f32
+    // at 65536: two ptxas runs of six).
+    std::set<int64_t> knownToSpill;
+    if (memo)
+      knownToSpill =
+          memo->capsKnownToSpill(options, md.resources.registers);
     for (int64_t ctas = most; ctas > now && !prefetches; --ctas) {
       if (registerCap(ctas, threads) < lowest) {
         skipped = true;
         continue;
       }
+      if (knownToSpill.count(registerCap(ctas, threads)))
+        continue;
       if (candidates.empty() || registerCap(ctas, threads) !=
                                     registerCap(candidates.back(), threads))
         candidates.push_back(ctas);
@@ -840,6 +850,7 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     };
     size_t width = std::max<size_t>(
         1, llvm::hardware_concurrency().compute_thread_count());
+    std::set<int64_t> spilledCaps;
     for (size_t first = 0; first < candidates.size(); first += width) {
       size_t last = std::min(candidates.size(), first + width);
       std::vector<std::future<std::optional<Cubin>>> batch;
@@ -848,6 +859,9 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
       std::vector<std::optional<Cubin>> cubins;
       for (auto &future : batch)
         cubins.push_back(future.get());
+      for (size_t i = first; i < last; ++i)
+        if (cubins[i - first] && !spillFree(cubins[i - first]))
+          spilledCaps.insert(registerCap(candidates[i], threads));
       auto found = llvm::find_if(cubins, spillFree);
       if (found == cubins.end())
         continue;
@@ -876,6 +890,8 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
       artifacts.ptx = *withMinCtasPerSm(artifacts.ptx, ctas);
       break;
     }
+    if (memo)
+      memo->storeSpilledCaps(options, md.resources.registers, spilledCaps);
   }
   // Why `retry` is better than `base` (it spills less, or it spills
   // neither and fits more CTAs per SM), or nothing where it is not.
