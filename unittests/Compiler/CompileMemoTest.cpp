@@ -1,0 +1,62 @@
+//===- CompileMemoTest.cpp - what the retries of one compile share --------===//
+//
+// Part of the quack project.
+//
+// The register caps a CTAs-per-SM search found spilling are shared with a
+// retry that lowers alike (all but the exponential's flush-to-zero) and
+// needs at least as many registers unbounded, and with no other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompileMemo.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include "gtest/gtest.h"
+
+#include <set>
+
+namespace {
+
+TEST(CompileMemo, SpilledCapsReachTheExactExponentialRetryOnly) {
+  mlir::MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  unsigned id = sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy("kernel k"), llvm::SMLoc());
+  EXPECT_EQ(quack::CompileMemo::active(), nullptr);
+  {
+    quack::CompileMemo::Scope scope(sourceMgr, id, context);
+    quack::CompileMemo *memo = quack::CompileMemo::active();
+    ASSERT_NE(memo, nullptr);
+
+    quack::CompileOptions ftz;
+    ftz.bindings = {{"T", "f32"}, {"N", "65536"}};
+    quack::CompileOptions exact = ftz;
+    exact.expFtz = 0;
+    EXPECT_TRUE(memo->capsKnownToSpill(exact, 80).empty());
+
+    memo->storeSpilledCaps(ftz, 80, {48, 64});
+    const std::set<int64_t> both = {48, 64};
+    EXPECT_EQ(memo->capsKnownToSpill(exact, 80), both);
+    EXPECT_EQ(memo->capsKnownToSpill(exact, 96), both);
+    // Fewer registers unbounded than the compile that spilled: the caps are
+    // tried again.
+    EXPECT_TRUE(memo->capsKnownToSpill(exact, 72).empty());
+    // Another lowering (16-bit rows kept packed) shares nothing.
+    quack::CompileOptions packed = ftz;
+    packed.remat = 1;
+    EXPECT_TRUE(memo->capsKnownToSpill(packed, 80).empty());
+    // Nothing spilled: nothing is recorded.
+    memo->storeSpilledCaps(packed, 60, {});
+    EXPECT_TRUE(memo->capsKnownToSpill(packed, 80).empty());
+
+    // A retry of the same input reuses the memo.
+    quack::CompileMemo::Scope retry(sourceMgr, id, context);
+    EXPECT_EQ(quack::CompileMemo::active(), memo);
+  }
+  EXPECT_EQ(quack::CompileMemo::active(), nullptr);
+}
+
+} // namespace
