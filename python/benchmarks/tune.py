@@ -301,6 +301,22 @@ def root_config(root, kernel, dtype, n):
 ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 
 
+def root_labels(roots):
+    """{root: label}: the root's directory name, prefixed with its parent's
+    where the roots come from several directories (two runs of
+    scripts/tune-build.sh, one with QUACK_TUNE_KNOBS, name their roots
+    alike)."""
+    parents = {os.path.dirname(os.path.normpath(r)) for r in roots}
+    labels = {}
+    for r in roots:
+        path = os.path.normpath(r)
+        label = os.path.basename(path)
+        if len(parents) > 1:
+            label = os.path.basename(os.path.dirname(path)) + "/" + label
+        labels[r] = label
+    return labels
+
+
 def table_lines(results, margin, against="model"):
     """Entries for kernels/tuning/<arch>.tsv: per (kernel, dtype, N), the
     fastest config where it beats the model's own choice (the root labelled
@@ -388,6 +404,14 @@ def main():
     p.add_argument("--margin", type=float, default=0.03,
                    help="relative gain a measured config needs (default 3%%)")
     a = p.parse_args()
+    labels = root_labels(a.roots)
+    if a.table and len(set(labels.values())) != len(labels):
+        p.error("two roots have the same name: pass each root once")
+    if a.table and any("/" in label for label in labels.values()):
+        # A table entry cannot record a knob (QUACK_TUNE_KNOBS) that set
+        # one directory's roots apart from another's.
+        p.error("--table takes the roots of one directory; compare "
+                "directories without it")
     bench.load_gpu_modules()
     held = {root: root_kernels(root) for root in a.roots}
     results = []
@@ -402,7 +426,7 @@ def main():
                 quack_mlir.set_bundle(root)
                 lau, run, make, check, nbytes = case(kernel, a.dtype, m, n)
                 sets = [make() for _ in range(max(1, (4 * L2) // nbytes + 1))]
-                label = os.path.basename(os.path.normpath(root))
+                label = labels[root]
                 try:
                     run(*sets[0])
                     torch.cuda.synchronize()

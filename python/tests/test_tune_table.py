@@ -133,3 +133,16 @@ def test_a_target_table_is_measured_against_the_architecture_table(tune):
     # Without a -table root there is nothing to measure against.
     assert tune.table_lines([r for r in rows if "-table" not in r["config"]],
                             0.03, against="table") == []
+
+
+def test_roots_of_two_directories_are_told_apart(tune):
+    one = ["t/a/rmsnorm_fwd-bf16-N256-default", "t/a/rmsnorm_fwd-bf16-N256-v2-r8/"]
+    assert list(tune.root_labels(one).values()) == [
+        "rmsnorm_fwd-bf16-N256-default", "rmsnorm_fwd-bf16-N256-v2-r8"]
+    two = ["t/a/rmsnorm_fwd-bf16-N256-default",
+           "t/early/rmsnorm_fwd-bf16-N256-default"]
+    labels = tune.root_labels(two)
+    assert labels[two[0]] == "a/rmsnorm_fwd-bf16-N256-default"
+    assert labels[two[1]] == "early/rmsnorm_fwd-bf16-N256-default"
+    # The model's root of each directory is still found as such.
+    assert all(v.endswith("-default") for v in labels.values())
