@@ -151,8 +151,8 @@ QUACK_CAPI_EXPORT int
 quack_compiler_options_set_kernel(quack_compiler_options_t options,
                                   const char *kernel, quack_error_t *error);
 
-/// Forces config knobs, quackc --config syntax:
-/// "threads=<n>,rows=<n>,vector=<n>,align=<n>" (any subset).
+/// Forces config knobs, quackc --config syntax: "threads=<n>,rows=<n>",
+/// any subset of the knobs `quackc --help` lists under --config.
 QUACK_CAPI_EXPORT int
 quack_compiler_options_set_config(quack_compiler_options_t options,
                                   const char *config, quack_error_t *error);

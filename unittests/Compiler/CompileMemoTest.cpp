@@ -44,13 +44,16 @@ TEST(CompileMemo, SpilledCapsReachTheExactExponentialRetryOnly) {
     // Fewer registers unbounded than the compile that spilled: the caps are
     // tried again.
     EXPECT_TRUE(memo->capsKnownToSpill(exact, 72).empty());
-    // Another lowering (16-bit rows kept packed) shares nothing.
+    // Another lowering (rows kept packed across exchanges) shares nothing.
     quack::CompileOptions packed = ftz;
     packed.remat = 1;
     EXPECT_TRUE(memo->capsKnownToSpill(packed, 80).empty());
-    // Nothing spilled: nothing is recorded.
-    memo->storeSpilledCaps(packed, 60, {});
-    EXPECT_TRUE(memo->capsKnownToSpill(packed, 80).empty());
+    // Several searches of one lowering: the caps of each that needed no
+    // more registers.
+    memo->storeSpilledCaps(ftz, 90, {56});
+    EXPECT_EQ(memo->capsKnownToSpill(exact, 80), both);
+    EXPECT_EQ(memo->capsKnownToSpill(exact, 90),
+              (std::set<int64_t>{48, 56, 64}));
 
     // A retry of the same input reuses the memo.
     quack::CompileMemo::Scope retry(sourceMgr, id, context);

@@ -19,12 +19,18 @@ using namespace mlir::quack;
 
 namespace {
 
+/// Whether `op` is a quack.load of an argument of `kind`.
+bool isLoadOf(Operation *op, ArgKind kind) {
+  auto load = dyn_cast<LoadOp>(op);
+  return load && classifyArgType(load.getSource().getType()) == kind;
+}
+
 /// Whether `op` computes a value that is the same for every row from row
 /// vectors, scalars and constants alone (constants included), and may be
 /// moved freely.
 bool isRowInvariant(Operation *op, const DenseSet<Operation *> &invariant) {
-  if (auto load = dyn_cast<LoadOp>(op))
-    return classifyArgType(load.getSource().getType()) == ArgKind::Row;
+  if (isa<LoadOp>(op))
+    return isLoadOf(op, ArgKind::Row);
   if (op->getNumRegions() != 0 || op->getNumResults() != 1 ||
       !isMemoryEffectFree(op))
     return false;
@@ -36,11 +42,6 @@ bool isRowInvariant(Operation *op, const DenseSet<Operation *> &invariant) {
       return false;
   }
   return true;
-}
-
-bool isLoadOf(Operation *op, ArgKind kind) {
-  auto load = dyn_cast<LoadOp>(op);
-  return load && classifyArgType(load.getSource().getType()) == kind;
 }
 
 struct QuackScheduleLoadsPass
@@ -71,9 +72,7 @@ struct QuackScheduleLoadsPass
     };
     SmallVector<Operation *> perRow, gathers;
     for (Operation &op : body) {
-      if (auto load = dyn_cast<LoadOp>(&op);
-          load &&
-          classifyArgType(load.getSource().getType()) == ArgKind::PerRow)
+      if (isLoadOf(&op, ArgKind::PerRow))
         perRow.push_back(&op);
       else if (isa<GatherOp>(&op))
         gathers.push_back(&op);
@@ -101,9 +100,7 @@ struct QuackScheduleLoadsPass
       Operation *lastRowLoad = nullptr;
       for (Operation *it = op->getNextNode(); it && it != firstUse;
            it = it->getNextNode()) {
-        auto load = dyn_cast<LoadOp>(it);
-        if (load &&
-            classifyArgType(load.getSource().getType()) == ArgKind::Matrix)
+        if (isLoadOf(it, ArgKind::Matrix))
           lastRowLoad = it;
         // Not past a store: the gathered matrix may be an output's storage
         // too (in-place gradients).
@@ -116,9 +113,11 @@ struct QuackScheduleLoadsPass
   }
 
   /// Each row-vector load (alone: what depends on it stays at its first
-  /// use) right after the matrix load before it, unless a store or the
-  /// top of the body comes first: a row vector may not be read across a
-  /// store, and with no row load before it there is nothing to overlap.
+  /// use) right after the nearest matrix load before it; with none, where
+  /// it is (there is nothing to overlap). Stores are passed: nothing
+  /// stores to a row vector (the verifier refuses it) and an output
+  /// aliases an input only element for element, so a store of rows or of
+  /// per-row values (a residual sum, statistics) cannot write a weight.
   void raiseRowVectorLoads(Block &body) {
     SmallVector<Operation *> loads;
     for (Operation &op : body)
@@ -128,8 +127,6 @@ struct QuackScheduleLoadsPass
     for (Operation *op : llvm::reverse(loads)) {
       Operation *anchor = nullptr;
       for (Operation *it = op->getPrevNode(); it; it = it->getPrevNode()) {
-        if (isa<StoreOp>(it))
-          break;
         if (isLoadOf(it, ArgKind::Matrix)) {
           anchor = it;
           break;

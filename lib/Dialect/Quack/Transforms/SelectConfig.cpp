@@ -407,6 +407,17 @@ struct QuackSelectConfigPass
                                 "rows (sum_rows)");
     if (earlySums)
       why << "; early_sums=1 (forced)";
+    if (earlyVectors && !kernel
+                             .walk([](LoadOp load) {
+                               return classifyArgType(
+                                          load.getSource().getType()) ==
+                                              ArgKind::Row
+                                          ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+                             })
+                             .wasInterrupted())
+      return kernel.emitOpError("early_vectors=1 needs a kernel that loads "
+                                "a row vector (a weight or a bias)");
     if (earlyVectors)
       why << "; early_vectors=1 (forced)";
     // Shared sums follow the bulk-copy buffers in dynamic shared memory.

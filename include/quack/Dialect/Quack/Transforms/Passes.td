@@ -73,7 +73,8 @@ def QuackSelectConfig : Pass<"quack-select-config", "::mlir::ModuleOp"> {
            "kernel without sums over rows, noted in the reason otherwise">,
     Option<"earlyVectors", "early-vectors", "bool", /*default=*/"false",
            "the pipeline issues row-vector loads with the row's loads "
-           "(quack-schedule-loads early-vectors): noted in the reason">,
+           "(quack-schedule-loads early-vectors): refused on a kernel "
+           "without row-vector loads, noted in the reason otherwise">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "shared-memory buffers a prefetching loop with bulk copies "
            "cycles through (0: choose, 2-8)">,
