@@ -302,19 +302,18 @@ ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 
 
 def root_labels(roots):
-    """{root: label}: the root's directory name, prefixed with its parent's
-    where the roots come from several directories (two runs of
-    scripts/tune-build.sh, one with QUACK_TUNE_KNOBS, name their roots
-    alike)."""
-    parents = {os.path.dirname(os.path.normpath(r)) for r in roots}
-    labels = {}
-    for r in roots:
-        path = os.path.normpath(r)
-        label = os.path.basename(path)
-        if len(parents) > 1:
-            label = os.path.basename(os.path.dirname(path)) + "/" + label
-        labels[r] = label
-    return labels
+    """{root: label}: the root's directory name, or, where the roots come
+    from several directories (two runs of scripts/tune-build.sh, one with
+    QUACK_TUNE_KNOBS, name their roots alike), its path below the
+    directories' common parent. Raises ValueError for a root given twice."""
+    paths = {r: os.path.abspath(r) for r in roots}
+    if len(set(paths.values())) != len(paths) or len(paths) != len(roots):
+        raise ValueError("a root is given twice")
+    parents = {os.path.dirname(p) for p in paths.values()}
+    if len(parents) == 1:
+        return {r: os.path.basename(p) for r, p in paths.items()}
+    common = os.path.commonpath(list(parents))
+    return {r: os.path.relpath(p, common) for r, p in paths.items()}
 
 
 def table_lines(results, margin, against="model"):
@@ -404,10 +403,11 @@ def main():
     p.add_argument("--margin", type=float, default=0.03,
                    help="relative gain a measured config needs (default 3%%)")
     a = p.parse_args()
-    labels = root_labels(a.roots)
-    if a.table and len(set(labels.values())) != len(labels):
-        p.error("two roots have the same name: pass each root once")
-    if a.table and any("/" in label for label in labels.values()):
+    try:
+        labels = root_labels(a.roots)
+    except ValueError as e:
+        p.error(f"--roots: {e}")
+    if a.table and any(os.sep in label for label in labels.values()):
         # A table entry cannot record a knob (QUACK_TUNE_KNOBS) that set
         # one directory's roots apart from another's.
         p.error("--table takes the roots of one directory; compare "

@@ -146,3 +146,13 @@ def test_roots_of_two_directories_are_told_apart(tune):
     assert labels[two[1]] == "early/rmsnorm_fwd-bf16-N256-default"
     # The model's root of each directory is still found as such.
     assert all(v.endswith("-default") for v in labels.values())
+    # Directories of the same name under different parents stay apart.
+    deep = ["b1/tune/x-default", "b2/tune/x-default"]
+    assert sorted(tune.root_labels(deep).values()) == [
+        "b1/tune/x-default", "b2/tune/x-default"]
+    # One directory, spelled two ways, is one directory.
+    here = os.path.abspath("t/a/y-default")
+    assert set(tune.root_labels(["t/a/x-default", here]).values()) == {
+        "x-default", "y-default"}
+    with pytest.raises(ValueError, match="twice"):
+        tune.root_labels(["t/a/x-default", "t/a/x-default/"])
