@@ -99,6 +99,11 @@ public:
   void storeSpilledCaps(const CompileOptions &options, int64_t registers,
                         const std::set<int64_t> &caps);
 
+  /// The CTAs per SM that a retry lowering like `options` must exceed to be
+  /// kept (0: none); its CTAs-per-SM search need not try fewer.
+  int64_t searchFloor(const CompileOptions &options) const;
+  void setSearchFloor(const CompileOptions &options, int64_t ctas);
+
   /// Starts ptxas on `ptx` in the background, for assemble() to pick up,
   /// where fewer compiles run in this process than it has hardware
   /// threads. Returns whether it started.
@@ -132,6 +137,7 @@ private:
   /// search that ran.
   std::map<std::string, std::vector<std::pair<int64_t, std::set<int64_t>>>>
       spilledCaps;
+  std::map<std::string, int64_t> searchFloors;
   /// Keyed by arch and PTX text.
   std::map<std::string, std::shared_future<Assembled>> assembled;
   /// The keys of `assembled` whose runs were started ahead.

@@ -814,15 +814,18 @@ static FailureOr<Artifacts> compileAndSearch(llvm::SourceMgr &sourceMgr,
     // cubin of the catalogue and saves a third of the ptxas runs of
     // cross_entropy_fwd_bwd bf16 at 65536 (28 -> 20).
     std::set<int64_t> knownToSpill;
-    if (memo)
-      knownToSpill =
-          memo->capsKnownToSpill(options, md.resources.registers);
+    // Nor, in that retry, CTA counts it would have to exceed to be kept.
+    int64_t floor = 0;
+    if (memo) {
+      knownToSpill = memo->capsKnownToSpill(options, md.resources.registers);
+      floor = memo->searchFloor(options);
+    }
     for (int64_t ctas = most; ctas > now && !prefetches; --ctas) {
       if (registerCap(ctas, threads) < lowest) {
         skipped = true;
         continue;
       }
-      if (knownToSpill.count(registerCap(ctas, threads)))
+      if (ctas <= floor || knownToSpill.count(registerCap(ctas, threads)))
         continue;
       if (candidates.empty() || registerCap(ctas, threads) !=
                                     registerCap(candidates.back(), threads))
@@ -1167,7 +1170,13 @@ FailureOr<Artifacts> compile(llvm::SourceMgr &sourceMgr, unsigned bufferId,
       ctasPerSm(*artifacts) < ctasPerSmByThreads(*artifacts)) {
     CompileOptions exact = options;
     exact.expFtz = 0;
+    // Kept only with more CTAs per SM: its search need not try as few.
+    CompileMemo *active = CompileMemo::active();
+    if (active)
+      active->setSearchFloor(exact, ctasPerSm(*artifacts));
     FailureOr<Artifacts> retry = tryCompile(sourceMgr, bufferId, context, exact);
+    if (active)
+      active->setSearchFloor(exact, 0);
     if (succeeded(retry) && retry->kernels.size() == 1 &&
         spills(*retry) <= spills(*artifacts) &&
         ctasPerSm(*retry) > ctasPerSm(*artifacts)) {
