@@ -116,19 +116,6 @@ std::set<int64_t> CompileMemo::capsKnownToSpill(const CompileOptions &options,
   return caps;
 }
 
-int64_t CompileMemo::searchFloor(const CompileOptions &options) const {
-  auto it = searchFloors.find(loweringKey(options));
-  return it == searchFloors.end() ? 0 : it->second;
-}
-
-void CompileMemo::setSearchFloor(const CompileOptions &options,
-                                 int64_t ctas) {
-  if (ctas > 0)
-    searchFloors[loweringKey(options)] = ctas;
-  else
-    searchFloors.erase(loweringKey(options));
-}
-
 void CompileMemo::storeSpilledCaps(const CompileOptions &options,
                                    int64_t registers,
                                    const std::set<int64_t> &caps) {

@@ -99,10 +99,11 @@ public:
   void storeSpilledCaps(const CompileOptions &options, int64_t registers,
                         const std::set<int64_t> &caps);
 
-  /// The CTAs per SM that a retry lowering like `options` must exceed to be
-  /// kept (0: none); its CTAs-per-SM search need not try fewer.
-  int64_t searchFloor(const CompileOptions &options) const;
-  void setSearchFloor(const CompileOptions &options, int64_t ctas);
+  /// The CTAs per SM that the retry now running must exceed to be kept (0:
+  /// none): the CTAs-per-SM searches of its compiles, its own retries
+  /// included, need not try fewer.
+  int64_t searchFloor() const { return floor; }
+  void setSearchFloor(int64_t ctas) { floor = ctas; }
 
   /// Starts ptxas on `ptx` in the background, for assemble() to pick up,
   /// where fewer compiles run in this process than it has hardware
@@ -137,7 +138,7 @@ private:
   /// search that ran.
   std::map<std::string, std::vector<std::pair<int64_t, std::set<int64_t>>>>
       spilledCaps;
-  std::map<std::string, int64_t> searchFloors;
+  int64_t floor = 0;
   /// Keyed by arch and PTX text.
   std::map<std::string, std::shared_future<Assembled>> assembled;
   /// The keys of `assembled` whose runs were started ahead.

@@ -4,8 +4,8 @@
 //
 // The register caps a CTAs-per-SM search found spilling are shared with a
 // retry that lowers alike (all but the exponential's flush-to-zero) and
-// needs at least as many registers unbounded, and with no other; so is the
-// CTA count such a retry must exceed to be kept.
+// needs at least as many registers unbounded, and with no other; the CTA
+// count a running retry must exceed to be kept is held while it runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,15 +56,12 @@ TEST(CompileMemo, SpilledCapsReachTheExactExponentialRetryOnly) {
     EXPECT_EQ(memo->capsKnownToSpill(exact, 90),
               (std::set<int64_t>{48, 56, 64}));
 
-    // The floor a retry must exceed: set for the exact retry, seen by the
-    // lowering it shares with the first compile, cleared after.
-    EXPECT_EQ(memo->searchFloor(exact), 0);
-    memo->setSearchFloor(exact, 3);
-    EXPECT_EQ(memo->searchFloor(exact), 3);
-    EXPECT_EQ(memo->searchFloor(ftz), 3);
-    EXPECT_EQ(memo->searchFloor(packed), 0);
-    memo->setSearchFloor(exact, 0);
-    EXPECT_EQ(memo->searchFloor(exact), 0);
+    // The floor a retry must exceed, while it runs.
+    EXPECT_EQ(memo->searchFloor(), 0);
+    memo->setSearchFloor(3);
+    EXPECT_EQ(memo->searchFloor(), 3);
+    memo->setSearchFloor(0);
+    EXPECT_EQ(memo->searchFloor(), 0);
 
     // A retry of the same input reuses the memo.
     quack::CompileMemo::Scope retry(sourceMgr, id, context);

@@ -259,7 +259,8 @@ def QuackScheduleLoads : Pass<"quack-schedule-loads", "::mlir::ModuleOp"> {
 
     With `early-vectors` (`quackc --config=early_vectors=1`), each row
     vector's `quack.load` then moves up again, alone, to just after the
-    matrix load that precedes it (not past a store): it is in flight with
+    nearest matrix load before it (past stores of rows, which cannot write
+    a row vector): it is in flight with
     the row's loads instead of adding its latency after the reductions, and
     the operations on it (the widening of 16-bit weights) stay at the first
     use. Short rows are where that can pay: a thread owns a vector or two
