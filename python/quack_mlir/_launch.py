@@ -37,6 +37,8 @@ _ALIGN_CAP = 256
 _ALIGN_MASK = _ALIGN_CAP - 1
 
 _float_bits = {}
+# Threads other than a plan's owner whose launch arguments it keeps.
+_OTHER_THREADS_MAX = 64
 # Workspace sizes remembered per variant (one per (device, M) seen).
 _WS_CACHE_MAX = 256
 
@@ -55,14 +57,16 @@ def float_bits(value):
 class _Plan:
     """One loaded variant with its prebuilt launch arguments.
 
-    The argument array, M and the stream are ctypes objects reused from call
-    to call by the thread that built the plan; another thread gets fresh
-    ones (the array is only safe to reuse while no other thread can fill it
-    between our fill and our call).
+    The argument array, M, the stream and the error buffer are ctypes
+    objects reused from call to call by the thread that built the plan;
+    every other thread has a set of its own (`others`, by thread id: an
+    array is only safe to reuse while no other thread can fill it between
+    our fill and our call). The autograd engine runs backward passes on a
+    thread of its own per device, so a backward kernel mostly serves two.
     """
 
     __slots__ = ("kernel", "fn", "handle", "Arr", "arr", "nargs", "m",
-                 "stream", "err", "err_len", "owner", "ws")
+                 "stream", "err", "err_len", "owner", "others", "ws")
 
     def __init__(self, kernel, fn):
         self.kernel = kernel
@@ -76,6 +80,8 @@ class _Plan:
         self.err = ctypes.create_string_buffer(_ERR_LEN)
         self.err_len = ctypes.c_size_t(_ERR_LEN)
         self.owner = _get_ident()
+        # Thread id -> (array, M, stream, error buffer) of another thread.
+        self.others = {}
         # (device index, M) -> workspace bytes (kernels with sums over rows).
         self.ws = {}
 
@@ -219,20 +225,27 @@ class Launcher:
         plan = fam.plans.get(bits)
         if plan is None:
             plan = fam.plan(bits)
-        if plan.owner == _get_ident():
+        ident = _get_ident()
+        if plan.owner == ident:
             arr = plan.arr
-            arr[:] = args
             mo = plan.m
-            mo.value = m
             so = plan.stream
-            so.value = stream
             err = plan.err
-            status = plan.fn(plan.handle, mo, arr, plan.nargs, so, err,
-                             plan.err_len)
         else:
-            err = ctypes.create_string_buffer(_ERR_LEN)
-            status = plan.fn(plan.handle, ctypes.c_int64(m), plan.Arr(*args),
-                             plan.nargs, ctypes.c_void_p(stream), err,
-                             ctypes.c_size_t(_ERR_LEN))
+            own = plan.others.get(ident)
+            if own is None:
+                own = (plan.Arr(), ctypes.c_int64(0), ctypes.c_void_p(0),
+                       ctypes.create_string_buffer(_ERR_LEN))
+                # Ids of threads that ended are reused by new ones; the
+                # count stays bounded however many come and go.
+                if len(plan.others) >= _OTHER_THREADS_MAX:
+                    plan.others.clear()
+                plan.others[ident] = own
+            arr, mo, so, err = own
+        arr[:] = args
+        mo.value = m
+        so.value = stream
+        status = plan.fn(plan.handle, mo, arr, plan.nargs, so, err,
+                         plan.err_len)
         if status:
             raise KernelError(status, err.value.decode(errors="replace"))

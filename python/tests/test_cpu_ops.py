@@ -327,10 +327,17 @@ def test_launcher_from_other_threads(use_bundles):
     sm.launch(("bf16", 4096), 0, args)
     errors = []
 
+    plan = sm._plan(("bf16", 4096), args)
+
     def work():
         try:
             for _ in range(50):
                 sm.launch(("bf16", 4096), 0, args)
+            # This thread's argument array is kept and reused.
+            own = plan.others[threading.get_ident()]
+            sm.launch(("bf16", 4096), 0, args)
+            assert plan.others[threading.get_ident()] is own
+            assert own[0] is not plan.arr
             with pytest.raises(rt.KernelError, match="null pointer"):
                 sm.launch(("bf16", 4096), 2, (0,) + args[1:])
         except BaseException as e:  # noqa: B036 - reported below
@@ -342,6 +349,7 @@ def test_launcher_from_other_threads(use_bundles):
     for t in threads:
         t.join()
     assert not errors, errors
+    assert 1 <= len(plan.others) <= 4
 
 
 @needs_library
