@@ -123,9 +123,10 @@ def rows_like(op, name, v, x, m, n):
     """Checks v against x (as rows() returned M and N): same dtype and
     shape. Returns v's row stride in elements."""
     if (isinstance(v, Tensor) and v.dtype == x.dtype and v.shape == x.shape
-            and v.device == x.device and v.is_contiguous()):
-        # What rows(op, v) returns for a contiguous tensor of x's shape,
-        # dtype and device (whose checks x passed already).
+            and v.is_contiguous()):
+        # What rows(op, v) returns for a contiguous tensor of x's shape and
+        # dtype (whose checks x passed already). Its device is the caller's
+        # to check (device()), as for every other operand.
         return n if m > 1 else 0
     vm, vn, stride, _, _ = rows(op, v)
     if v.dtype != x.dtype:

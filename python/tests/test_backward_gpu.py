@@ -272,6 +272,11 @@ def test_bad_inputs():
         quack_mlir.layer_norm_backward(x.half(), x, w, r, r)
     with pytest.raises(ValueError, match="mean is on cpu"):
         quack_mlir.layer_norm_backward(x, x, w, r.cpu(), r)
+    # dy of x's shape and dtype on another device.
+    with pytest.raises(ValueError, match="dy is on cpu but x is on cuda"):
+        quack_mlir.rmsnorm_backward(x.cpu(), x, w, r)
+    with pytest.raises(ValueError, match="dy is on cpu but x is on cuda"):
+        quack_mlir.layer_norm_backward(x.cpu(), x, w, r, r)
 
 
 @pytest.mark.parametrize("n", [1000, 4096, 32768])
