@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <future>
 #include <map>
 #include <optional>
@@ -103,7 +104,29 @@ public:
   /// none): the CTAs-per-SM searches of its compiles, its own retries
   /// included, need not try fewer.
   int64_t searchFloor() const { return floor; }
-  void setSearchFloor(int64_t ctas) { floor = ctas; }
+
+  /// Raises the search floor of `memo` (if any) to `ctas` while it lives,
+  /// and gives back the floor before when it ends, so that a retry nested
+  /// in another leaves the outer one's floor as it found it.
+  class FloorScope {
+  public:
+    FloorScope(CompileMemo *memo, int64_t ctas) : memo(memo) {
+      if (!memo)
+        return;
+      previous = memo->floor;
+      memo->floor = std::max(previous, ctas);
+    }
+    ~FloorScope() {
+      if (memo)
+        memo->floor = previous;
+    }
+    FloorScope(const FloorScope &) = delete;
+    FloorScope &operator=(const FloorScope &) = delete;
+
+  private:
+    CompileMemo *memo;
+    int64_t previous = 0;
+  };
 
   /// Starts ptxas on `ptx` in the background, for assemble() to pick up,
   /// where fewer compiles run in this process than it has hardware

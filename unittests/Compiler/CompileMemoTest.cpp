@@ -56,12 +56,23 @@ TEST(CompileMemo, SpilledCapsReachTheExactExponentialRetryOnly) {
     EXPECT_EQ(memo->capsKnownToSpill(exact, 90),
               (std::set<int64_t>{48, 56, 64}));
 
-    // The floor a retry must exceed, while it runs.
+    // The floor a retry must exceed, while it runs; a retry nested in it
+    // keeps the higher floor and gives the outer one back.
     EXPECT_EQ(memo->searchFloor(), 0);
-    memo->setSearchFloor(3);
-    EXPECT_EQ(memo->searchFloor(), 3);
-    memo->setSearchFloor(0);
+    {
+      quack::CompileMemo::FloorScope outer(memo, 3);
+      EXPECT_EQ(memo->searchFloor(), 3);
+      {
+        quack::CompileMemo::FloorScope lower(memo, 2);
+        EXPECT_EQ(memo->searchFloor(), 3);
+        quack::CompileMemo::FloorScope higher(memo, 5);
+        EXPECT_EQ(memo->searchFloor(), 5);
+      }
+      EXPECT_EQ(memo->searchFloor(), 3);
+    }
     EXPECT_EQ(memo->searchFloor(), 0);
+    // No memo: nothing to raise.
+    { quack::CompileMemo::FloorScope none(nullptr, 4); }
 
     // A retry of the same input reuses the memo.
     quack::CompileMemo::Scope retry(sourceMgr, id, context);
