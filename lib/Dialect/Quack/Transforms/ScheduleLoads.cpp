@@ -19,12 +19,6 @@ using namespace mlir::quack;
 
 namespace {
 
-/// Whether `op` is a quack.load of an argument of `kind`.
-bool isLoadOf(Operation *op, ArgKind kind) {
-  auto load = dyn_cast<LoadOp>(op);
-  return load && classifyArgType(load.getSource().getType()) == kind;
-}
-
 /// Whether `op` computes a value that is the same for every row from row
 /// vectors, scalars and constants alone (constants included), and may be
 /// moved freely.

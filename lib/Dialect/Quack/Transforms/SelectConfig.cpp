@@ -407,15 +407,9 @@ struct QuackSelectConfigPass
                                 "rows (sum_rows)");
     if (earlySums)
       why << "; early_sums=1 (forced)";
-    if (earlyVectors && !kernel
-                             .walk([](LoadOp load) {
-                               return classifyArgType(
-                                          load.getSource().getType()) ==
-                                              ArgKind::Row
-                                          ? WalkResult::interrupt()
-                                          : WalkResult::advance();
-                             })
-                             .wasInterrupted())
+    if (earlyVectors && llvm::none_of(body.getOps<LoadOp>(), [](LoadOp load) {
+          return isLoadOf(load, ArgKind::Row);
+        }))
       return kernel.emitOpError("early_vectors=1 needs a kernel that loads "
                                 "a row vector (a weight or a bias)");
     if (earlyVectors)

@@ -31,6 +31,13 @@ enum class ArgKind { Matrix, Row, PerRow, Scalar, Invalid };
 /// Classifies a row-level kernel argument type.
 ArgKind classifyArgType(Type type);
 
+/// Whether `op` is a quack.load of a row-level argument of `kind` (a row of
+/// a matrix, a row vector such as a weight, a per-row value).
+inline bool isLoadOf(Operation *op, ArgKind kind) {
+  auto load = dyn_cast<LoadOp>(op);
+  return load && classifyArgType(load.getSource().getType()) == kind;
+}
+
 /// The 32-bit values one row's reduction `op` exchanges between threads: 1
 /// for quack.reduce, 2 for the pairs of quack.logsumexp and quack.argmax, 3
 /// for the triple of quack.moments; 0 when `op` reduces no row.
