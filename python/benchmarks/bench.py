@@ -320,11 +320,28 @@ def gpu_sleep_cycles():
 def time_batches(fn, sets, batch, reps, warmup, sleep_cycles=None):
     """Median seconds per call of fn(*set), over `reps` batches of `batch`
     calls each, rotating over `sets`; each batch is queued behind a GPU
-    sleep of `sleep_cycles` (default gpu_sleep_cycles())."""
+    sleep of `sleep_cycles` (default gpu_sleep_cycles()).
+
+    What a call returns (the outputs it allocated) is kept until the same
+    set comes round again. Dropped at once, every call's outputs would take
+    the block the caching allocator just got back, and a kernel would write
+    the same addresses call after call: where they fit in the L2 beside
+    the inputs, part of those writes would never reach device memory.
+    Kept, the outputs rotate through as many blocks as there are sets,
+    like the inputs. (One set is one too large for the L2: nothing is
+    kept, which spares the memory of a second output.)"""
     if sleep_cycles is None:
         sleep_cycles = gpu_sleep_cycles()
+    kept = [None] * len(sets)
+    keep = len(sets) > 1
+
+    def call(i):
+        out = fn(*sets[i])
+        if keep:
+            kept[i] = out
+
     for i in range(warmup):
-        fn(*sets[i % len(sets)])
+        call(i % len(sets))
     torch.cuda.synchronize()
     times = []
     k = 0
@@ -334,7 +351,7 @@ def time_batches(fn, sets, batch, reps, warmup, sleep_cycles=None):
         torch.cuda._sleep(sleep_cycles)
         start.record()
         for _ in range(batch):
-            fn(*sets[k % len(sets)])
+            call(k % len(sets))
             k += 1
         end.record()
         end.synchronize()
