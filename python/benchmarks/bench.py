@@ -60,7 +60,10 @@ over the whole tensor, and on full column reductions) before it is timed; a
 wrong one is reported and not timed. Timing: a batch of calls queued behind
 a GPU sleep (so host launch cost is not measured), CUDA events around the
 batch, the median of many batches; inputs rotate among enough fresh random
-sets to pass 4x the 60 MB L2 when one set would fit; about --target-seconds
+sets to pass 4x the 60 MB L2 when one set would fit, and each call's outputs
+are kept until its set comes round again, so that they rotate through as
+many blocks (not the one block the allocator would hand back each call,
+whose writes could stay in the L2); about --target-seconds
 of timing per (op, shape, implementation). Host time per call is measured
 apart, on one row of 4096 bf16.
 
