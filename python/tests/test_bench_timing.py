@@ -1,7 +1,9 @@
 """bench.py's timing loop keeps what each call returns until the same input
 set comes round again, so that outputs rotate through as many blocks as
-the inputs instead of reusing the one the allocator just got back. CPU
-only: the loop's few torch.cuda calls are stood in for."""
+the inputs instead of reusing the one the allocator just got back; its
+warm-up loads every baseline before the first op, whose share of the
+budget would otherwise pay for it. CPU only: the loop's few torch.cuda
+calls and the baselines' loaders are stood in for."""
 
 import importlib
 import os
@@ -82,3 +84,32 @@ def test_one_set_keeps_nothing(bench):
     fn, alive, _ = _tracking(1)
     bench.time_batches(fn, [(0,)], batch=3, reps=2, warmup=1)
     assert alive == [0] * 7
+
+
+def test_warm_up_loads_each_baseline_once_before_the_ops(bench):
+    loaded, compiles = [], []
+
+    def liger(module):
+        loaded.append(("liger", module))
+
+    def quack(module):
+        loaded.append(("quack", module))
+        raise ImportError("no cutlass")  # remembered by the real loader
+
+    spent = bench.warm_up(["quack_mlir", "liger", "quack", "torch_compile"],
+                          loaders={"liger": liger, "quack": quack},
+                          compile_once=lambda: compiles.append(1))
+    # Every Liger module the ops use; QuACK stops at its first failure.
+    assert loaded == [("liger", m) for m in bench.WARM_UP_MODULES["liger"]] \
+        + [("quack", bench.WARM_UP_MODULES["quack"][0])]
+    assert compiles == [1]
+    # quack_mlir needs no warm-up; the others are timed.
+    assert sorted(spent) == ["liger", "quack", "torch_compile"]
+    assert all(v >= 0 for v in spent.values())
+
+
+def test_warm_up_survives_a_failing_compile(bench):
+    def broken():
+        raise RuntimeError("inductor unavailable")
+    spent = bench.warm_up(["torch_compile"], compile_once=broken)
+    assert list(spent) == ["torch_compile"]
