@@ -68,9 +68,10 @@ of timing per (op, shape, implementation). Host time per call is measured
 apart, on one row of 4096 bf16.
 
 Order and budget: op by op (the wall time of each is printed), N ascending,
-dtypes within each N. Before the first op, the baselines' modules are
-imported and torch.compile compiles one trivial function (the seconds each
-took are printed and kept as warm_up_s). torch.compile, Liger and QuACK
+dtypes within each N. Before the first op, every implementation to be
+measured is built (importing the baselines' modules) and torch.compile
+compiles one trivial function (the seconds each took are printed and kept
+as warm_up_s). torch.compile, Liger and QuACK
 compile on the first call of each shape (counted in "first calls", not in
 the timing). With
 --budget-seconds no measurement starts after that many seconds from the
@@ -586,42 +587,8 @@ def compiled(fn):
     return torch.compile(fn, dynamic=False)
 
 
-# What each baseline loads on its first use, whichever op comes first.
-WARM_UP_MODULES = {
-    "liger": ("rms_norm", "layer_norm", "softmax", "cross_entropy"),
-    "quack": ("rmsnorm", "softmax", "cross_entropy"),
-}
-
-
-def warm_up(impls, loaders=None, compile_once=None):
-    """Imports the baselines' modules and compiles one trivial function with
-    torch.compile before the first op starts, so that the seconds these cost
-    once (several each for Liger, QuACK and Inductor) come out of the whole
-    budget rather than out of the first op's share. A package that does not
-    import is remembered as such, and each op reports it as before. Returns
-    {impl: seconds}."""
-    loaders = loaders or {"liger": load_liger, "quack": load_quack}
-    spent = {}
-    for name in impls:
-        t0 = time.monotonic()
-        if name in WARM_UP_MODULES:
-            for module in WARM_UP_MODULES[name]:
-                try:
-                    loaders[name](module)
-                except Exception:  # remembered by the loader
-                    break
-        elif name == "torch_compile":
-            try:
-                (compile_once or _compile_once)()
-            except Exception:  # each op's own compile reports it
-                pass
-        else:
-            continue
-        spent[name] = time.monotonic() - t0
-    return spent
-
-
 def _compile_once():
+    """One torch.compile of a trivial function: Inductor's start-up."""
     x = torch.ones(8, device=DEVICE)
     compiled(lambda t: t * 2 + 1)(x)
     torch.cuda.synchronize()
@@ -1567,6 +1534,31 @@ class Runner:
             raise_remembered(obj)
         return obj
 
+    def warm_up(self, ops, dtypes, compile_once=None):
+        """Builds every implementation the run will measure (which imports
+        the baselines' modules: several seconds each for Liger and QuACK)
+        and compiles one trivial function with torch.compile (Inductor's
+        start), before the first op: what these cost once then comes out
+        of the whole budget rather than out of the first op's share. What
+        fails is remembered, and each op reports it as before. Returns
+        {implementation: seconds}."""
+        spent = {}
+        for name in self.args.impls:
+            t0 = time.monotonic()
+            for op in ops:
+                for dname in dtypes:
+                    try:
+                        self.impl(op, name, torch_dtype(dname))
+                    except Exception:  # remembered by impl()
+                        pass
+            if name == "torch_compile":
+                try:
+                    (compile_once or _compile_once)()
+                except Exception:  # each shape's own compile reports it
+                    pass
+            spent[name] = time.monotonic() - t0
+        return spent
+
     def keep_note(self, op, name, impl):
         if impl is not None and impl.note:
             self.notes.setdefault(op.name, {})[name] = impl.note
@@ -2076,7 +2068,8 @@ def main(argv=None, default_ops=tuple(OP_ORDER)):
 
     runner = Runner(args, ceilings)
     budget = Budget(args.budget_seconds, t_start)
-    meta["warm_up_s"] = warm_up(args.impls)
+    meta["warm_up_s"] = runner.warm_up([OPS[name] for name in args.ops],
+                                       args.dtypes)
     if meta["warm_up_s"]:
         print("warm-up: " + ", ".join(
             f"{k} {v:.1f} s" for k, v in meta["warm_up_s"].items()),
