@@ -24,7 +24,8 @@ EPS = 1e-5
 # 6000, 8192 and 12000: inside the table's buckets (N/2, N] of 8192 and 16384,
 # whose entries loop over several bulk-copy buffers (N short of the bucket:
 # threads past the end of the row).
-NS = [1, 7, 1000, 4096, 6000, 8192, 12000, 16384, 32768, 65536]
+# 256 and 512: the tables' short-row entries (many rows per CTA).
+NS = [1, 7, 256, 512, 1000, 4096, 6000, 8192, 12000, 16384, 32768, 65536]
 MS = [1, 3, 4099]
 # The longest rows (clusters of 8-16 CTAs; where two row groups do not fit
 # in the loop's registers, bulk copies into shared memory): M = 67 rows is

@@ -62,7 +62,7 @@ def ce_reference(x, target, ignore):
 
 
 @pytest.mark.parametrize("t", ["bf16", "f32"])
-@pytest.mark.parametrize("n", [7, 1000, 4096])
+@pytest.mark.parametrize("n", [7, 256, 512, 1000, 4096])
 @pytest.mark.parametrize("m", [3, 1025])
 @pytest.mark.parametrize("ignore", [False, True])
 def test_cross_entropy_fwd(t, n, m, ignore):
@@ -114,7 +114,7 @@ def test_logsumexp_of_an_all_negative_infinity_row():
 
 
 @pytest.mark.parametrize("t", ["bf16", "f32"])
-@pytest.mark.parametrize("n", [7, 1000, 4096])
+@pytest.mark.parametrize("n", [7, 256, 512, 1000, 4096])
 @pytest.mark.parametrize("ignore", [False, True])
 def test_cross_entropy_bwd(t, n, ignore):
     m = 1025
@@ -139,7 +139,7 @@ def test_cross_entropy_bwd(t, n, ignore):
 
 
 @pytest.mark.parametrize("t", ["bf16", "f32"])
-@pytest.mark.parametrize("n", [1000, 4096])
+@pytest.mark.parametrize("n", [256, 1000, 4096])
 @pytest.mark.parametrize("in_place", [False, True])
 def test_cross_entropy_fwd_bwd(t, n, in_place):
     m = 1025
@@ -162,7 +162,7 @@ def test_cross_entropy_fwd_bwd(t, n, in_place):
 
 
 @pytest.mark.parametrize("t", ["bf16", "f16", "f32"])
-@pytest.mark.parametrize("n", [7, 1000, 4096])
+@pytest.mark.parametrize("n", [7, 256, 512, 1000, 4096])
 @pytest.mark.parametrize("m", [1, 1025])
 def test_softmax_bwd(t, n, m):
     y = torch.softmax(torch.randn(m, n, device="cuda"), -1).to(DT[t])
@@ -177,7 +177,7 @@ def test_softmax_bwd(t, n, m):
 
 
 @pytest.mark.parametrize("t", ["bf16", "f32"])
-@pytest.mark.parametrize("n", [7, 1000, 4096])
+@pytest.mark.parametrize("n", [7, 256, 512, 1000, 4096])
 def test_rmsnorm_with_residual(t, n):
     m = 1025
     x = torch.randn(m, n, device="cuda").to(DT[t])
@@ -200,7 +200,7 @@ def test_rmsnorm_with_residual(t, n):
 
 
 @pytest.mark.parametrize("t", ["bf16", "f32"])
-@pytest.mark.parametrize("n", [7, 4096])
+@pytest.mark.parametrize("n", [7, 256, 512, 4096])
 def test_layernorm_without_bias(t, n):
     m = 1025
     x = torch.randn(m, n, device="cuda").to(DT[t])
@@ -221,7 +221,7 @@ def test_layernorm_without_bias(t, n):
 
 
 @pytest.mark.parametrize("t", ["bf16", "f32"])
-@pytest.mark.parametrize("n", [7, 1000, 4096])
+@pytest.mark.parametrize("n", [7, 256, 512, 1000, 4096])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_cross_entropy_op_with_autograd(t, n, reduction):
     import quack_mlir

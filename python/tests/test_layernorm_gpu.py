@@ -69,8 +69,9 @@ def inputs(m, n, dtype, offset=3.0):
     return x, w, b
 
 
+# 256 and 512: the tables' short-row entries (as in test_rmsnorm_gpu.py).
 @pytest.mark.parametrize("m", [1, 3, 4099])
-@pytest.mark.parametrize("n", [1, 7, 1000, 4096])
+@pytest.mark.parametrize("n", [1, 7, 256, 512, 1000, 4096])
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_layer_norm(dtype, n, m):
     x, w, b = inputs(m, n, dtype)
@@ -81,7 +82,7 @@ def test_layer_norm(dtype, n, m):
 
 
 @pytest.mark.parametrize("pad", [64, 3])
-@pytest.mark.parametrize("n", [7, 1000, 4096])
+@pytest.mark.parametrize("n", [7, 256, 512, 1000, 4096])
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_strided_view(dtype, n, pad):
     big, w, b = inputs(257, n + pad, dtype)

@@ -45,8 +45,9 @@ def randn(*shape, dtype, scale=4.0):
     return (torch.randn(*shape, device="cuda") * scale).to(dtype)
 
 
+# 256 and 512: short rows, many per CTA (as in test_rmsnorm_gpu.py).
 @pytest.mark.parametrize("m", [1, 3, 4099])
-@pytest.mark.parametrize("n", [1, 7, 1000, 4096])
+@pytest.mark.parametrize("n", [1, 7, 256, 512, 1000, 4096])
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_softmax(dtype, n, m):
     y = check(randn(m, n, dtype=dtype))
@@ -56,7 +57,7 @@ def test_softmax(dtype, n, m):
 
 # A 16-byte aligned row stride and an odd one (served by a narrower variant).
 @pytest.mark.parametrize("pad", [64, 3])
-@pytest.mark.parametrize("n", [7, 1000, 4096])
+@pytest.mark.parametrize("n", [7, 256, 512, 1000, 4096])
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_strided_view(dtype, n, pad):
     big = randn(257, n + pad, dtype=dtype)
