@@ -19,7 +19,8 @@
 # Environment: PYTHON (default python3); SITE (default /tmp/site);
 # BASELINES, the directories of wheels and trees to install, separated by
 # colons (default: .whl/ at the repository root; the files of
-# scripts/fetch-baselines.sh may be spread over several);
+# scripts/fetch-baselines.sh may be spread over several, and a file name
+# found twice is installed from the first directory that has it);
 # BENCH_BUDGET, seconds after which no measurement starts (default 450, so
 # that a run ends in about 8 minutes; 0 for no limit); BENCH_TIMEOUT, a
 # hard limit in seconds on the whole benchmark (default 3000).
@@ -63,10 +64,24 @@ LOG="$OUT_DIR/bench.log"
 BASELINES=${BASELINES:-$ROOT/.whl}
 WHEELS=()
 TREES=()
+# A file name seen in an earlier directory is skipped: pip refuses two
+# copies of one wheel in a single install, and would then install none.
+declare -A SEEN=()
 IFS=: read -r -a BASELINE_DIRS <<<"$BASELINES"
 for dir in "${BASELINE_DIRS[@]}"; do
-  for f in "$dir"/*.whl; do [ -e "$f" ] && WHEELS+=("$f"); done
-  for f in "$dir"/*.tar.xz; do [ -e "$f" ] && TREES+=("$f"); done
+  for f in "$dir"/*.whl "$dir"/*.tar.xz; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f")
+    if [ -n "${SEEN[$name]:-}" ]; then
+      echo "note: $f skipped, the same file as ${SEEN[$name]}" | tee -a "$LOG"
+      continue
+    fi
+    SEEN[$name]=$f
+    case $f in
+      *.whl) WHEELS+=("$f") ;;
+      *) TREES+=("$f") ;;
+    esac
+  done
 done
 if [ ${#WHEELS[@]} -gt 0 ] || [ ${#TREES[@]} -gt 0 ]; then
   mkdir -p "$SITE"
