@@ -1,0 +1,289 @@
+//===- FakeCudaDriver.cpp - A CUDA driver stand-in that records calls -----===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+//
+// See FakeCudaDriver.h. The device it describes is a Hopper GPU (compute
+// capability 9.0, 132 SMs, 227 KB of shared memory per block with the
+// opt-in); contexts, modules and functions are addresses of static objects.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FakeCudaDriver.h"
+
+#include <cstddef>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+struct State {
+  std::mutex mutex;
+  std::map<std::string, int> counts;
+  std::map<std::string, int> failures;
+  std::map<int, int> funcAttributes;
+  std::vector<fake_cuda_launch> launches;
+  int numParams = 0;
+  int capturing = 0;
+  int maxClusters = 16;
+  bool haveContext = false;
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+char contextObject, moduleObject, functionObject;
+
+/// Counts the call; returns the failure set for it (0 when none).
+int enter(const char *name) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.counts[name];
+  auto it = s.failures.find(name);
+  return it == s.failures.end() ? 0 : it->second;
+}
+
+// The launch configuration of cuLaunchKernelEx, as the driver declares it.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+};
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void *hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+constexpr int launchAttrClusterDimension = 4;
+
+void record(fake_cuda_launch launch, void **params) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (int i = 0; i < s.numParams && params; ++i)
+    std::memcpy(&launch.params[i], params[i], sizeof(uint64_t));
+  s.launches.push_back(launch);
+}
+} // namespace
+
+// Control interface.
+FAKE_EXPORT void fake_cuda_reset() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.counts.clear();
+  s.failures.clear();
+  s.funcAttributes.clear();
+  s.launches.clear();
+  s.numParams = 0;
+  s.capturing = 0;
+  s.maxClusters = 16;
+  s.haveContext = false;
+}
+FAKE_EXPORT void fake_cuda_fail(const char *name, int code) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (code)
+    s.failures[name] = code;
+  else
+    s.failures.erase(name);
+}
+FAKE_EXPORT int fake_cuda_count(const char *name) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.counts.find(name);
+  return it == s.counts.end() ? 0 : it->second;
+}
+FAKE_EXPORT void fake_cuda_set_num_params(int n) {
+  state().numParams = n < FAKE_CUDA_MAX_PARAMS ? n : FAKE_CUDA_MAX_PARAMS;
+}
+FAKE_EXPORT void fake_cuda_set_capturing(int capturing) {
+  state().capturing = capturing;
+}
+FAKE_EXPORT void fake_cuda_set_max_clusters(int clusters) {
+  state().maxClusters = clusters;
+}
+FAKE_EXPORT int fake_cuda_num_launches() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return static_cast<int>(s.launches.size());
+}
+FAKE_EXPORT const fake_cuda_launch *fake_cuda_get_launch(int index) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (index < 0 || index >= static_cast<int>(s.launches.size()))
+    return nullptr;
+  return &s.launches[index];
+}
+FAKE_EXPORT int fake_cuda_func_attribute(int attribute) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.funcAttributes.find(attribute);
+  return it == s.funcAttributes.end() ? -1 : it->second;
+}
+
+// Driver entry points.
+FAKE_EXPORT int cuInit(unsigned) { return enter("cuInit"); }
+FAKE_EXPORT int cuDeviceGet(int *device, int ordinal) {
+  *device = ordinal;
+  return enter("cuDeviceGet");
+}
+FAKE_EXPORT int cuDeviceGetAttribute(int *value, int attribute, int) {
+  switch (attribute) {
+  case 75: // compute capability major
+    *value = 9;
+    break;
+  case 76: // minor
+    *value = 0;
+    break;
+  case 97: // shared memory per block with the opt-in
+    *value = 232448;
+    break;
+  case 16: // multiprocessors
+    *value = 132;
+    break;
+  default:
+    *value = 0;
+  }
+  return enter("cuDeviceGetAttribute");
+}
+FAKE_EXPORT int cuCtxGetCurrent(void **ctx) {
+  *ctx = state().haveContext ? &contextObject : nullptr;
+  return enter("cuCtxGetCurrent");
+}
+FAKE_EXPORT int cuCtxSetCurrent(void *ctx) {
+  int r = enter("cuCtxSetCurrent");
+  if (!r)
+    state().haveContext = ctx != nullptr;
+  return r;
+}
+FAKE_EXPORT int cuCtxGetDevice(int *device) {
+  *device = 0;
+  return enter("cuCtxGetDevice");
+}
+FAKE_EXPORT int cuDevicePrimaryCtxRetain(void **ctx, int) {
+  *ctx = &contextObject;
+  return enter("cuDevicePrimaryCtxRetain");
+}
+FAKE_EXPORT int cuModuleLoadData(void **module, const void *) {
+  *module = &moduleObject;
+  return enter("cuModuleLoadData");
+}
+FAKE_EXPORT int cuModuleUnload(void *) { return enter("cuModuleUnload"); }
+FAKE_EXPORT int cuModuleGetFunction(void **function, void *, const char *) {
+  *function = &functionObject;
+  return enter("cuModuleGetFunction");
+}
+FAKE_EXPORT int cuFuncSetAttribute(void *, int attribute, int value) {
+  int r = enter("cuFuncSetAttribute");
+  if (!r) {
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.funcAttributes[attribute] = value;
+  }
+  return r;
+}
+FAKE_EXPORT int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz,
+                               unsigned bx, unsigned by, unsigned bz,
+                               unsigned shared, void *stream, void **params,
+                               void **) {
+  int r = enter("cuLaunchKernel");
+  if (r)
+    return r;
+  fake_cuda_launch l{};
+  l.function = f;
+  l.grid[0] = gx, l.grid[1] = gy, l.grid[2] = gz;
+  l.block[0] = bx, l.block[1] = by, l.block[2] = bz;
+  l.shared_bytes = shared;
+  l.stream = stream;
+  record(l, params);
+  return 0;
+}
+FAKE_EXPORT int cuLaunchKernelEx(const LaunchConfig *config, void *f,
+                                 void **params, void **) {
+  int r = enter("cuLaunchKernelEx");
+  if (r)
+    return r;
+  fake_cuda_launch l{};
+  l.ex = 1;
+  l.function = f;
+  l.grid[0] = config->gridDimX, l.grid[1] = config->gridDimY,
+  l.grid[2] = config->gridDimZ;
+  l.block[0] = config->blockDimX, l.block[1] = config->blockDimY,
+  l.block[2] = config->blockDimZ;
+  l.shared_bytes = config->sharedMemBytes;
+  l.stream = config->hStream;
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == launchAttrClusterDimension) {
+      l.cluster[0] = config->attrs[i].value.clusterDim.x;
+      l.cluster[1] = config->attrs[i].value.clusterDim.y;
+      l.cluster[2] = config->attrs[i].value.clusterDim.z;
+    }
+  record(l, params);
+  return 0;
+}
+FAKE_EXPORT int cuStreamIsCapturing(void *, int *status) {
+  *status = state().capturing;
+  return enter("cuStreamIsCapturing");
+}
+FAKE_EXPORT int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *,
+                                                            int, size_t) {
+  *blocks = 2;
+  return enter("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+}
+FAKE_EXPORT int cuOccupancyMaxActiveClusters(int *clusters, void *,
+                                             const void *) {
+  *clusters = state().maxClusters;
+  return enter("cuOccupancyMaxActiveClusters");
+}
+FAKE_EXPORT int cuGetErrorName(int code, const char **name) {
+  switch (code) {
+  case 1:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    return 0;
+  case 2:
+    *name = "CUDA_ERROR_OUT_OF_MEMORY";
+    return 0;
+  case 209:
+    *name = "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    return 0;
+  case 700:
+    *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
+    return 0;
+  default:
+    *name = nullptr;
+    return 1;
+  }
+}
+FAKE_EXPORT int cuGetErrorString(int code, const char **text) {
+  switch (code) {
+  case 1:
+    *text = "invalid argument";
+    return 0;
+  case 2:
+    *text = "out of memory";
+    return 0;
+  case 209:
+    *text = "no kernel image is available for execution on the device";
+    return 0;
+  case 700:
+    *text = "an illegal memory access was encountered";
+    return 0;
+  default:
+    *text = nullptr;
+    return 1;
+  }
+}

@@ -1,0 +1,67 @@
+//===- FakeCudaDriver.h - A CUDA driver stand-in that records calls -------===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The control interface of libquack-fake-cuda.so, a shared library with the
+// driver entry points the runtime resolves (cuInit, cuLaunchKernel, ...). It
+// runs nothing: every call is counted, launches are recorded (grid, block,
+// shared bytes, stream, cluster and the first 8 bytes of each parameter), and
+// any entry point can be made to fail. The runtime opens it through
+// QUACK_RT_CUDA_LIBRARY; a test opens it again with dlopen and reaches these
+// functions through dlsym, so that both see one state.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUACK_UNITTESTS_RUNTIME_FAKECUDADRIVER_H
+#define QUACK_UNITTESTS_RUNTIME_FAKECUDADRIVER_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { FAKE_CUDA_MAX_PARAMS = 32 };
+
+typedef struct fake_cuda_launch {
+  /// 1 for cuLaunchKernelEx, 0 for cuLaunchKernel.
+  int ex;
+  void *function;
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared_bytes;
+  void *stream;
+  /// The cluster dimension attribute of cuLaunchKernelEx (0s without one).
+  unsigned cluster[3];
+  /// The first 8 bytes of parameters 0 .. fake_cuda_set_num_params() - 1.
+  uint64_t params[FAKE_CUDA_MAX_PARAMS];
+} fake_cuda_launch;
+
+/// Forgets every count, launch, failure and setting.
+typedef void (*fake_cuda_reset_fn)(void);
+/// Makes entry point `name` (e.g. "cuLaunchKernel") return `code` from now
+/// on; code 0 makes it succeed again.
+typedef void (*fake_cuda_fail_fn)(const char *name, int code);
+/// How many times entry point `name` was called.
+typedef int (*fake_cuda_count_fn)(const char *name);
+/// Parameters copied from each launch (at most FAKE_CUDA_MAX_PARAMS). The
+/// driver interface carries no count: no more than the fewest any launch
+/// of the test passes.
+typedef void (*fake_cuda_set_num_params_fn)(int n);
+/// Whether cuStreamIsCapturing reports an active capture.
+typedef void (*fake_cuda_set_capturing_fn)(int capturing);
+/// What cuOccupancyMaxActiveClusters reports.
+typedef void (*fake_cuda_set_max_clusters_fn)(int clusters);
+/// The recorded launches, oldest first.
+typedef int (*fake_cuda_num_launches_fn)(void);
+typedef const fake_cuda_launch *(*fake_cuda_get_launch_fn)(int index);
+/// The last value cuFuncSetAttribute set for `attribute` (-1: never set).
+typedef int (*fake_cuda_func_attribute_fn)(int attribute);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // QUACK_UNITTESTS_RUNTIME_FAKECUDADRIVER_H

@@ -1,0 +1,369 @@
+//===- LaunchTest.cpp - The runtime's launches against a stand-in driver --===//
+//
+// Part of the quack project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What the runtime hands the CUDA driver, checked without a GPU: the runtime
+// opens libquack-fake-cuda.so (FakeCudaDriver.h) instead of libcuda, which
+// records every call. Its own process: the driver is opened once per
+// process, and QuackRuntimeTests points it at no library at all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FakeCudaDriver.h"
+#include "quack-c/Runtime.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <string>
+
+namespace {
+
+const bool fakeDriver = setenv("QUACK_RT_CUDA_LIBRARY", QUACK_FAKE_CUDA_PATH,
+                               /*overwrite=*/1) == 0;
+
+/// The stand-in's control functions, from the library the runtime opens.
+struct Fake {
+  fake_cuda_reset_fn reset;
+  fake_cuda_fail_fn fail;
+  fake_cuda_count_fn count;
+  fake_cuda_set_num_params_fn setNumParams;
+  fake_cuda_set_capturing_fn setCapturing;
+  fake_cuda_set_max_clusters_fn setMaxClusters;
+  fake_cuda_num_launches_fn numLaunches;
+  fake_cuda_get_launch_fn launch;
+  fake_cuda_func_attribute_fn funcAttribute;
+};
+
+template <typename Fn> void bind(void *lib, Fn &fn, const char *name) {
+  fn = reinterpret_cast<Fn>(dlsym(lib, name));
+  ASSERT_NE(fn, nullptr) << name;
+}
+
+const Fake &fake() {
+  static Fake f = [] {
+    Fake r{};
+    void *lib = dlopen(QUACK_FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
+    EXPECT_NE(lib, nullptr) << dlerror();
+    if (!lib)
+      return r;
+    bind(lib, r.reset, "fake_cuda_reset");
+    bind(lib, r.fail, "fake_cuda_fail");
+    bind(lib, r.count, "fake_cuda_count");
+    bind(lib, r.setNumParams, "fake_cuda_set_num_params");
+    bind(lib, r.setCapturing, "fake_cuda_set_capturing");
+    bind(lib, r.setMaxClusters, "fake_cuda_set_max_clusters");
+    bind(lib, r.numLaunches, "fake_cuda_num_launches");
+    bind(lib, r.launch, "fake_cuda_get_launch");
+    bind(lib, r.funcAttribute, "fake_cuda_func_attribute");
+    return r;
+  }();
+  return f;
+}
+
+// y = alpha * x over rows of N = 64, with the launch shape given (JSON
+// values of "block", "cluster", "grid" and "shared_bytes").
+std::string metadata(const std::string &block, const std::string &cluster,
+                     const std::string &grid, const std::string &shared) {
+  return R"({
+  "schema": 1, "kernel": "scale", "symbol": "scale_kernel",
+  "cubin": "scale.cubin", "arch": "sm_90",
+  "bindings": {"N": 64, "T": "f32"},
+  "params": [
+    {"name": "M", "kind": "rows", "type": "i64"},
+    {"name": "x", "kind": "matrix", "role": "input", "dtype": "f32"},
+    {"name": "x.row_stride", "kind": "row_stride", "of": "x", "type": "i64"},
+    {"name": "alpha", "kind": "scalar", "role": "input", "type": "f32"},
+    {"name": "y", "kind": "matrix", "role": "output", "dtype": "f32"},
+    {"name": "y.row_stride", "kind": "row_stride", "of": "y", "type": "i64"}
+  ],
+  "N": 64, "alignment": 16,
+  "grid": )" + grid + R"(,
+  "block": )" + block + R"(, "cluster": )" + cluster + R"(,
+  "shared_bytes": )" + shared + R"(,
+  "hash": "abc123"
+})";
+}
+
+const std::string rowsGrid = R"({"kind": "rows", "rows_per_cta": 2})";
+const std::string smallShared = R"({"static": 0, "dynamic": 1024})";
+
+class LaunchTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(fakeDriver);
+    ASSERT_NE(fake().reset, nullptr);
+    fake().reset();
+    // M, x, x.row_stride, alpha, y, y.row_stride.
+    fake().setNumParams(6);
+  }
+  void TearDown() override {
+    quack_rt_kernel_destroy(kernel);
+    kernel = nullptr;
+  }
+
+  void create(const std::string &meta) {
+    const char image[] = "// no real image: nothing runs it";
+    ASSERT_EQ(quack_rt_kernel_create(meta.c_str(), image, sizeof(image) - 1,
+                                     &kernel, err, sizeof(err)),
+              QUACK_RT_OK)
+        << err;
+  }
+  int launch(int64_t m, void *stream = nullptr) {
+    err[0] = 0;
+    return quack_rt_kernel_launch(kernel, m, args, 5, stream, err,
+                                  sizeof(err));
+  }
+  std::string error() const { return err; }
+
+  quack_rt_kernel kernel = nullptr;
+  char err[1024] = {0};
+  // x, its row stride, alpha = 0.5, y, its row stride.
+  quack_rt_value args[5] = {{.u = 0x10000}, {.i = 64}, {.f = 0.5},
+                            {.u = 0x20000}, {.i = 64}};
+};
+
+TEST_F(LaunchTest, GridBlockSharedStreamAndParameters) {
+  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  void *stream = reinterpret_cast<void *>(0x5eed);
+  ASSERT_EQ(launch(5, stream), QUACK_RT_OK) << error();
+  ASSERT_EQ(fake().numLaunches(), 1);
+  const fake_cuda_launch &l = *fake().launch(0);
+  EXPECT_EQ(l.ex, 0);
+  EXPECT_EQ(l.grid[0], 3u); // ceil(5 / 2)
+  EXPECT_EQ(l.grid[1], 1u);
+  EXPECT_EQ(l.block[0], 64u);
+  EXPECT_EQ(l.block[1], 2u);
+  EXPECT_EQ(l.shared_bytes, 1024u);
+  EXPECT_EQ(l.stream, stream);
+  EXPECT_EQ(l.params[0], 5u);
+  EXPECT_EQ(l.params[1], 0x10000u);
+  EXPECT_EQ(l.params[2], 64u);
+  float alpha = 0;
+  std::memcpy(&alpha, &l.params[3], sizeof(alpha));
+  EXPECT_EQ(alpha, 0.5f); // a double argument, passed as the f32 it names
+  EXPECT_EQ(l.params[4], 0x20000u);
+  EXPECT_EQ(l.params[5], 64u);
+  // Under 48 KB of shared memory: no opt-in.
+  EXPECT_EQ(fake().funcAttribute(8), -1);
+}
+
+TEST_F(LaunchTest, ModuleLoadedOncePerContextAndUnloaded) {
+  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  // No current context: device 0's primary context is made current.
+  ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
+  ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
+  EXPECT_EQ(fake().count("cuDevicePrimaryCtxRetain"), 1);
+  EXPECT_EQ(fake().count("cuCtxSetCurrent"), 1);
+  EXPECT_EQ(fake().count("cuModuleLoadData"), 1);
+  EXPECT_EQ(fake().count("cuLaunchKernel"), 2);
+  quack_rt_kernel_destroy(kernel);
+  kernel = nullptr;
+  EXPECT_EQ(fake().count("cuModuleUnload"), 1);
+}
+
+TEST_F(LaunchTest, ZeroRowsLaunchNothing) {
+  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  ASSERT_EQ(launch(0), QUACK_RT_OK) << error();
+  EXPECT_EQ(fake().numLaunches(), 0);
+  EXPECT_EQ(fake().count("cuModuleLoadData"), 0);
+}
+
+TEST_F(LaunchTest, BadArgumentsAreRefusedBeforeTheDriver) {
+  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  args[0].u = 0x10004; // 4-byte aligned: the kernel needs 16
+  EXPECT_EQ(launch(4), QUACK_RT_ERROR_MISALIGNED);
+  EXPECT_NE(error().find("x"), std::string::npos) << error();
+  args[0].u = 0x10000;
+  args[1].i = 32; // row stride < N
+  EXPECT_EQ(launch(4), QUACK_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(launch(-1), QUACK_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fake().numLaunches(), 0);
+  EXPECT_EQ(fake().count("cuModuleLoadData"), 0);
+}
+
+TEST_F(LaunchTest, DriverErrorsNameTheCallAndTheError) {
+  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  fake().fail("cuLaunchKernel", 700);
+  EXPECT_EQ(launch(4), QUACK_RT_ERROR_DRIVER);
+  EXPECT_NE(error().find("cuLaunchKernel failed: CUDA_ERROR_ILLEGAL_ADDRESS "
+                         "(an illegal memory access was encountered)"),
+            std::string::npos)
+      << error();
+  EXPECT_NE(error().find("\"scale\""), std::string::npos) << error();
+  fake().fail("cuLaunchKernel", 0);
+
+  quack_rt_kernel_destroy(kernel);
+  kernel = nullptr;
+  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  fake().fail("cuModuleLoadData", 209);
+  EXPECT_EQ(launch(4), QUACK_RT_ERROR_DRIVER);
+  EXPECT_NE(error().find("cuModuleLoadData failed: "
+                         "CUDA_ERROR_NO_BINARY_FOR_GPU"),
+            std::string::npos)
+      << error();
+  EXPECT_NE(error().find("built for sm_90"), std::string::npos) << error();
+  // An error code the driver cannot name is given by number.
+  fake().fail("cuModuleLoadData", 4242);
+  EXPECT_EQ(launch(4), QUACK_RT_ERROR_DRIVER);
+  EXPECT_NE(error().find("CUDA error 4242"), std::string::npos) << error();
+  // The failed loads are retried, not cached.
+  fake().fail("cuModuleLoadData", 0);
+  EXPECT_EQ(launch(4), QUACK_RT_OK) << error();
+  EXPECT_EQ(fake().numLaunches(), 1);
+}
+
+TEST_F(LaunchTest, NoLoadDuringGraphCapture) {
+  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  void *stream = reinterpret_cast<void *>(0x5eed);
+  fake().setCapturing(1);
+  EXPECT_EQ(launch(4, stream), QUACK_RT_ERROR_UNSUPPORTED);
+  EXPECT_NE(error().find("graph capture"), std::string::npos) << error();
+  EXPECT_EQ(fake().count("cuModuleLoadData"), 0);
+  EXPECT_EQ(fake().numLaunches(), 0);
+  // Prepared before the capture, the kernel launches inside it with no
+  // load (and no capture check).
+  fake().setCapturing(0);
+  ASSERT_EQ(quack_rt_kernel_prepare(kernel, err, sizeof(err)), QUACK_RT_OK)
+      << error();
+  fake().setCapturing(1);
+  int checks = fake().count("cuStreamIsCapturing");
+  EXPECT_EQ(launch(4, stream), QUACK_RT_OK) << error();
+  EXPECT_EQ(fake().count("cuModuleLoadData"), 1);
+  EXPECT_EQ(fake().count("cuStreamIsCapturing"), checks);
+  EXPECT_EQ(fake().numLaunches(), 1);
+}
+
+TEST_F(LaunchTest, LargeSharedMemoryIsOptedIntoOnce) {
+  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid,
+                  R"({"static": 1024, "dynamic": 100000})"));
+  ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
+  ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
+  EXPECT_EQ(fake().funcAttribute(8), 100000);
+  EXPECT_EQ(fake().count("cuFuncSetAttribute"), 1);
+  EXPECT_EQ(fake().launch(1)->shared_bytes, 100000u);
+}
+
+TEST_F(LaunchTest, MoreSharedMemoryThanTheDeviceIsRefused) {
+  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid,
+                  R"({"static": 0, "dynamic": 240000})"));
+  EXPECT_EQ(launch(4), QUACK_RT_ERROR_UNSUPPORTED);
+  EXPECT_NE(error().find("240000 bytes of shared memory"), std::string::npos)
+      << error();
+  EXPECT_NE(error().find("232448"), std::string::npos) << error();
+  EXPECT_EQ(fake().count("cuModuleLoadData"), 0);
+}
+
+TEST_F(LaunchTest, ClustersLaunchThroughLaunchKernelEx) {
+  create(metadata("[256, 1, 1]", "[4, 1, 1]",
+                  R"({"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": 4})",
+                  smallShared));
+  void *stream = reinterpret_cast<void *>(0x5eed);
+  ASSERT_EQ(launch(3, stream), QUACK_RT_OK) << error();
+  ASSERT_EQ(fake().numLaunches(), 1);
+  const fake_cuda_launch &l = *fake().launch(0);
+  EXPECT_EQ(l.ex, 1);
+  EXPECT_EQ(l.grid[0], 12u); // 3 rows x 4 CTAs
+  EXPECT_EQ(l.block[0], 256u);
+  EXPECT_EQ(l.cluster[0], 4u);
+  EXPECT_EQ(l.cluster[1], 1u);
+  EXPECT_EQ(l.stream, stream);
+  // Portable (8 or fewer CTAs): no opt-in.
+  EXPECT_EQ(fake().funcAttribute(14), -1);
+}
+
+TEST_F(LaunchTest, NonPortableClustersAreOptedInto) {
+  create(metadata("[128, 1, 1]", "[16, 1, 1]",
+                  R"({"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": 16})",
+                  smallShared));
+  ASSERT_EQ(launch(2), QUACK_RT_OK) << error();
+  EXPECT_EQ(fake().funcAttribute(14), 1);
+  EXPECT_EQ(fake().launch(0)->cluster[0], 16u);
+  EXPECT_EQ(fake().launch(0)->grid[0], 32u);
+}
+
+TEST_F(LaunchTest, ClustersTheDeviceCannotRunAreRefused) {
+  create(metadata("[128, 1, 1]", "[16, 1, 1]",
+                  R"({"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": 16})",
+                  smallShared));
+  fake().setMaxClusters(0);
+  EXPECT_EQ(launch(2), QUACK_RT_ERROR_UNSUPPORTED);
+  EXPECT_NE(error().find("cannot run a cluster of 16 CTAs"), std::string::npos)
+      << error();
+  EXPECT_EQ(fake().numLaunches(), 0);
+  // The module it loaded to find out is unloaded.
+  EXPECT_EQ(fake().count("cuModuleUnload"), fake().count("cuModuleLoadData"));
+}
+
+// A kernel with a sum over rows: dw = sum of x's rows, through a persistent
+// grid that writes partial sums to the workspace and a finishing launch.
+const char *const sumMetadata = R"({
+  "schema": 1, "kernel": "colsum", "symbol": "colsum_kernel",
+  "cubin": "colsum.cubin", "arch": "sm_90",
+  "bindings": {"N": 64, "T": "f32"},
+  "params": [
+    {"name": "M", "kind": "rows", "type": "i64"},
+    {"name": "x", "kind": "matrix", "role": "input", "dtype": "f32"},
+    {"name": "x.row_stride", "kind": "row_stride", "of": "x", "type": "i64"},
+    {"name": "dw", "kind": "row", "role": "output", "dtype": "f32"},
+    {"name": "workspace", "kind": "workspace", "role": "scratch", "dtype": "f32"}
+  ],
+  "N": 64, "alignment": 16,
+  "grid": {"kind": "persistent", "rows_per_cta": 4},
+  "block": [128, 1, 1], "cluster": [1, 1, 1],
+  "finish": {"symbol": "colsum_finish", "block": [256, 1, 1],
+             "columns_per_cta": 32, "outputs": ["dw"]},
+  "hash": "def456"
+})";
+
+TEST_F(LaunchTest, SumsOverRowsLaunchTheFinishingGrid) {
+  create(sumMetadata);
+  // The finishing entry point takes three parameters (S, workspace, dw):
+  // no more of any launch can be read.
+  fake().setNumParams(3);
+  quack_rt_value sumArgs[4] = {{.u = 0x10000}, {.i = 64}, {.u = 0x30000},
+                               {.u = 0x40000}};
+  auto run = [&](int64_t m) {
+    err[0] = 0;
+    return quack_rt_kernel_launch(kernel, m, sumArgs, 4, nullptr, err,
+                                  sizeof(err));
+  };
+  // The stand-in keeps 2 CTAs per SM on 132 SMs resident: 264 row groups.
+  uint64_t bytes = 0;
+  ASSERT_EQ(quack_rt_kernel_workspace_size(kernel, 100, &bytes, err,
+                                           sizeof(err)),
+            QUACK_RT_OK)
+      << error();
+  EXPECT_EQ(bytes, 25u * 4 * 64 * 4); // 25 groups of 4 rows, 64 f32 each
+  ASSERT_EQ(quack_rt_kernel_workspace_size(kernel, 10000, &bytes, err,
+                                           sizeof(err)),
+            QUACK_RT_OK);
+  EXPECT_EQ(bytes, 264u * 4 * 64 * 4);
+
+  ASSERT_EQ(run(10000), QUACK_RT_OK) << error();
+  ASSERT_EQ(fake().numLaunches(), 2);
+  const fake_cuda_launch &main = *fake().launch(0);
+  EXPECT_EQ(main.grid[0], 264u);
+  EXPECT_EQ(main.block[0], 128u);
+  EXPECT_EQ(main.params[0], 10000u);
+  EXPECT_EQ(main.params[1], 0x10000u);
+  const fake_cuda_launch &finish = *fake().launch(1);
+  EXPECT_EQ(finish.grid[0], 2u); // 64 columns, 32 per CTA
+  EXPECT_EQ(finish.grid[1], 1u); // one output
+  EXPECT_EQ(finish.block[0], 256u);
+  EXPECT_EQ(finish.params[0], 264u * 4); // row slots
+  EXPECT_EQ(finish.params[1], 0x40000u); // workspace
+  EXPECT_EQ(finish.params[2], 0x30000u); // dw
+
+  // No rows: no main grid, and the sums are still written (zeros).
+  ASSERT_EQ(run(0), QUACK_RT_OK) << error();
+  ASSERT_EQ(fake().numLaunches(), 3);
+  EXPECT_EQ(fake().launch(2)->block[0], 256u);
+  EXPECT_EQ(fake().launch(2)->params[0], 0u);
+}
+
+} // namespace
