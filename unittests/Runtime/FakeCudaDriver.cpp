@@ -28,6 +28,7 @@ struct State {
   std::map<std::string, int> failures;
   std::map<int, int> funcAttributes;
   std::vector<fake_cuda_launch> launches;
+  std::vector<fake_cuda_tensor_map> tensorMaps;
   int numParams = 0;
   int capturing = 0;
   int maxClusters = 16;
@@ -88,6 +89,7 @@ FAKE_EXPORT void fake_cuda_reset() {
   s.failures.clear();
   s.funcAttributes.clear();
   s.launches.clear();
+  s.tensorMaps.clear();
   s.numParams = 0;
   s.capturing = 0;
   s.maxClusters = 16;
@@ -127,6 +129,18 @@ FAKE_EXPORT const fake_cuda_launch *fake_cuda_get_launch(int index) {
   if (index < 0 || index >= static_cast<int>(s.launches.size()))
     return nullptr;
   return &s.launches[index];
+}
+FAKE_EXPORT int fake_cuda_num_tensor_maps() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return static_cast<int>(s.tensorMaps.size());
+}
+FAKE_EXPORT const fake_cuda_tensor_map *fake_cuda_get_tensor_map(int index) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (index < 0 || index >= static_cast<int>(s.tensorMaps.size()))
+    return nullptr;
+  return &s.tensorMaps[index];
 }
 FAKE_EXPORT int fake_cuda_func_attribute(int attribute) {
   State &s = state();
@@ -248,6 +262,33 @@ FAKE_EXPORT int cuOccupancyMaxActiveClusters(int *clusters, void *,
                                              const void *) {
   *clusters = state().maxClusters;
   return enter("cuOccupancyMaxActiveClusters");
+}
+FAKE_EXPORT int cuTensorMapEncodeTiled(
+    void *map, int dataType, unsigned rank, void *address,
+    const uint64_t *dims, const uint64_t *strides, const unsigned *box,
+    const unsigned *elementStrides, int, int, int l2Promotion, int) {
+  int r = enter("cuTensorMapEncodeTiled");
+  if (r)
+    return r;
+  fake_cuda_tensor_map m{};
+  m.data_type = dataType;
+  m.rank = rank;
+  m.address = reinterpret_cast<uint64_t>(address);
+  for (unsigned i = 0; i < rank && i < 5; ++i) {
+    m.dims[i] = dims[i];
+    m.box[i] = box[i];
+    m.element_strides[i] = elementStrides[i];
+    if (i + 1 < rank && i < 4)
+      m.strides[i] = strides[i];
+  }
+  m.l2_promotion = l2Promotion;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  m.marker = 0x7e4500000000ull + s.tensorMaps.size();
+  std::memset(map, 0, 128);
+  std::memcpy(map, &m.marker, sizeof(m.marker));
+  s.tensorMaps.push_back(m);
+  return 0;
 }
 FAKE_EXPORT int cuGetErrorName(int code, const char **name) {
   switch (code) {

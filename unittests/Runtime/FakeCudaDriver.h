@@ -39,6 +39,21 @@ typedef struct fake_cuda_launch {
   uint64_t params[FAKE_CUDA_MAX_PARAMS];
 } fake_cuda_launch;
 
+/// The arguments of one cuTensorMapEncodeTiled call. The map it writes
+/// holds `marker` in its first 8 bytes, so that a launch's parameter can be
+/// matched to the call that encoded it.
+typedef struct fake_cuda_tensor_map {
+  int data_type;
+  unsigned rank;
+  uint64_t address;
+  uint64_t dims[5];
+  uint64_t strides[4];
+  unsigned box[5];
+  unsigned element_strides[5];
+  int l2_promotion;
+  uint64_t marker;
+} fake_cuda_tensor_map;
+
 /// Forgets every count, launch, failure and setting.
 typedef void (*fake_cuda_reset_fn)(void);
 /// Makes entry point `name` (e.g. "cuLaunchKernel") return `code` from now
@@ -57,6 +72,9 @@ typedef void (*fake_cuda_set_max_clusters_fn)(int clusters);
 /// The recorded launches, oldest first.
 typedef int (*fake_cuda_num_launches_fn)(void);
 typedef const fake_cuda_launch *(*fake_cuda_get_launch_fn)(int index);
+/// The recorded tensor map encodings, oldest first.
+typedef int (*fake_cuda_num_tensor_maps_fn)(void);
+typedef const fake_cuda_tensor_map *(*fake_cuda_get_tensor_map_fn)(int index);
 /// The last value cuFuncSetAttribute set for `attribute` (-1: never set).
 typedef int (*fake_cuda_func_attribute_fn)(int attribute);
 

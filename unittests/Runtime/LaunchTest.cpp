@@ -37,6 +37,8 @@ struct Fake {
   fake_cuda_num_launches_fn numLaunches;
   fake_cuda_get_launch_fn launch;
   fake_cuda_func_attribute_fn funcAttribute;
+  fake_cuda_num_tensor_maps_fn numTensorMaps;
+  fake_cuda_get_tensor_map_fn tensorMap;
 };
 
 template <typename Fn> void bind(void *lib, Fn &fn, const char *name) {
@@ -60,6 +62,8 @@ const Fake &fake() {
     bind(lib, r.numLaunches, "fake_cuda_num_launches");
     bind(lib, r.launch, "fake_cuda_get_launch");
     bind(lib, r.funcAttribute, "fake_cuda_func_attribute");
+    bind(lib, r.numTensorMaps, "fake_cuda_num_tensor_maps");
+    bind(lib, r.tensorMap, "fake_cuda_get_tensor_map");
     return r;
   }();
   return f;
@@ -364,6 +368,59 @@ TEST_F(LaunchTest, SumsOverRowsLaunchTheFinishingGrid) {
   ASSERT_EQ(fake().numLaunches(), 3);
   EXPECT_EQ(fake().launch(2)->block[0], 256u);
   EXPECT_EQ(fake().launch(2)->params[0], 0u);
+}
+
+TEST_F(LaunchTest, TensorMapsAreEncodedPerLaunchFromTheMetadata) {
+  std::string meta =
+      metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared);
+  // x through a tensor copy: boxes of 16 columns x 4 groups x 2 rows.
+  const std::string hash = R"("hash": "abc123")";
+  meta.replace(meta.find(hash), hash.size(),
+               hash + R"(, "tensor_maps": [{"of": "x", "dtype": "f32",
+                  "columns": 64, "box": [16, 4, 2]}])");
+  create(meta);
+  fake().setNumParams(7); // M, five arguments, the map
+  args[1].i = 80;         // x's rows 80 elements apart
+  ASSERT_EQ(launch(5), QUACK_RT_OK) << error();
+  ASSERT_EQ(fake().numTensorMaps(), 1);
+  const fake_cuda_tensor_map &m = *fake().tensorMap(0);
+  EXPECT_EQ(m.data_type, 7); // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+  EXPECT_EQ(m.rank, 3u);
+  EXPECT_EQ(m.address, 0x10000u);
+  // [M, N / 16, 16], innermost first; byte strides of a group and a row.
+  EXPECT_EQ(m.dims[0], 16u);
+  EXPECT_EQ(m.dims[1], 4u);
+  EXPECT_EQ(m.dims[2], 5u);
+  EXPECT_EQ(m.strides[0], 64u);
+  EXPECT_EQ(m.strides[1], 320u);
+  EXPECT_EQ(m.box[0], 16u);
+  EXPECT_EQ(m.box[1], 4u);
+  EXPECT_EQ(m.box[2], 2u);
+  EXPECT_EQ(m.element_strides[2], 1u);
+  EXPECT_EQ(m.l2_promotion, 3); // 256-byte L2 promotion
+  // The map follows the caller's arguments, by value.
+  ASSERT_EQ(fake().numLaunches(), 1);
+  EXPECT_EQ(fake().launch(0)->params[6], m.marker);
+
+  // Encoded again for every launch, with that launch's M and stride; a
+  // single row (stride 0) gets its row rounded up to 16 bytes.
+  args[1].i = 0;
+  ASSERT_EQ(launch(1), QUACK_RT_OK) << error();
+  ASSERT_EQ(fake().numTensorMaps(), 2);
+  EXPECT_EQ(fake().tensorMap(1)->dims[2], 1u);
+  EXPECT_EQ(fake().tensorMap(1)->strides[1], 256u);
+  EXPECT_EQ(fake().launch(1)->params[6], fake().tensorMap(1)->marker);
+
+  fake().fail("cuTensorMapEncodeTiled", 1);
+  args[1].i = 64;
+  EXPECT_EQ(launch(4), QUACK_RT_ERROR_DRIVER);
+  EXPECT_NE(error().find("cuTensorMapEncodeTiled failed: "
+                         "CUDA_ERROR_INVALID_VALUE"),
+            std::string::npos)
+      << error();
+  EXPECT_NE(error().find("the tensor map of \"x\""), std::string::npos)
+      << error();
+  EXPECT_EQ(fake().numLaunches(), 2);
 }
 
 } // namespace
