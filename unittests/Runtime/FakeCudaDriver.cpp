@@ -110,13 +110,19 @@ FAKE_EXPORT int fake_cuda_count(const char *name) {
   return it == s.counts.end() ? 0 : it->second;
 }
 FAKE_EXPORT void fake_cuda_set_num_params(int n) {
-  state().numParams = n < FAKE_CUDA_MAX_PARAMS ? n : FAKE_CUDA_MAX_PARAMS;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.numParams = n < FAKE_CUDA_MAX_PARAMS ? n : FAKE_CUDA_MAX_PARAMS;
 }
 FAKE_EXPORT void fake_cuda_set_capturing(int capturing) {
-  state().capturing = capturing;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.capturing = capturing;
 }
 FAKE_EXPORT void fake_cuda_set_max_clusters(int clusters) {
-  state().maxClusters = clusters;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.maxClusters = clusters;
 }
 FAKE_EXPORT int fake_cuda_num_launches() {
   State &s = state();
@@ -175,13 +181,18 @@ FAKE_EXPORT int cuDeviceGetAttribute(int *value, int attribute, int) {
   return enter("cuDeviceGetAttribute");
 }
 FAKE_EXPORT int cuCtxGetCurrent(void **ctx) {
-  *ctx = state().haveContext ? &contextObject : nullptr;
-  return enter("cuCtxGetCurrent");
+  int r = enter("cuCtxGetCurrent");
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  *ctx = s.haveContext ? &contextObject : nullptr;
+  return r;
 }
 FAKE_EXPORT int cuCtxSetCurrent(void *ctx) {
   int r = enter("cuCtxSetCurrent");
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
   if (!r)
-    state().haveContext = ctx != nullptr;
+    s.haveContext = ctx != nullptr;
   return r;
 }
 FAKE_EXPORT int cuCtxGetDevice(int *device) {
@@ -250,8 +261,11 @@ FAKE_EXPORT int cuLaunchKernelEx(const LaunchConfig *config, void *f,
   return 0;
 }
 FAKE_EXPORT int cuStreamIsCapturing(void *, int *status) {
-  *status = state().capturing;
-  return enter("cuStreamIsCapturing");
+  int r = enter("cuStreamIsCapturing");
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  *status = s.capturing;
+  return r;
 }
 FAKE_EXPORT int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *,
                                                             int, size_t) {
@@ -260,8 +274,11 @@ FAKE_EXPORT int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *,
 }
 FAKE_EXPORT int cuOccupancyMaxActiveClusters(int *clusters, void *,
                                              const void *) {
-  *clusters = state().maxClusters;
-  return enter("cuOccupancyMaxActiveClusters");
+  int r = enter("cuOccupancyMaxActiveClusters");
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  *clusters = s.maxClusters;
+  return r;
 }
 FAKE_EXPORT int cuTensorMapEncodeTiled(
     void *map, int dataType, unsigned rank, void *address,

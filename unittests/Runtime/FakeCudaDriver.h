@@ -69,7 +69,8 @@ typedef void (*fake_cuda_set_num_params_fn)(int n);
 typedef void (*fake_cuda_set_capturing_fn)(int capturing);
 /// What cuOccupancyMaxActiveClusters reports.
 typedef void (*fake_cuda_set_max_clusters_fn)(int clusters);
-/// The recorded launches, oldest first.
+/// The recorded launches, oldest first (a pointer stays valid until the
+/// next launch or reset; so does a tensor map's).
 typedef int (*fake_cuda_num_launches_fn)(void);
 typedef const fake_cuda_launch *(*fake_cuda_get_launch_fn)(int index);
 /// The recorded tensor map encodings, oldest first.
