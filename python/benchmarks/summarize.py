@@ -5,7 +5,12 @@ against the best baseline measured in the same run, as a Markdown table.
     python3 summarize.py RUN.json [RUN.json ...]
 
 A result within 2% of a baseline counts as a tie (the convention of
-BENCHMARKS.md); every other shape is a win or a loss. A shape where
+BENCHMARKS.md); every other shape is a win or a loss. After the table, the
+speed-of-light targets, each against the ceiling of the kernel's own
+read/write mix as bench.py reports it: forward kernels (rmsnorm,
+layernorm, softmax, ce_fwd) at least 90% from N = 4096 and 75% up to
+N = 2048; backward kernels and the fused cross-entropy at least 80% from
+N = 4096. Every missed shape is named. A shape where
 quack_mlir has a figure but no baseline does (each refused it, failed or
 was not run) is listed with quack_mlir's figure and counted apart, and so
 is one where quack_mlir has none (skipped or failed): neither is dropped,
@@ -75,6 +80,42 @@ def scoreboard(runs):
     return "\n".join(lines)
 
 
+FORWARD = ("rmsnorm", "layernorm", "softmax", "ce_fwd")
+BACKWARD = ("rmsnorm_bwd", "layernorm_bwd", "softmax_bwd", "ce_bwd",
+            "ce_fwd_bwd")
+# (name, ops, the N it covers, % of the ceiling to reach).
+TARGETS = (
+    ("forward, N >= 4096", FORWARD, lambda n: n >= 4096, 90.0),
+    ("forward, N <= 2048", FORWARD, lambda n: n <= 2048, 75.0),
+    ("backward and ce_fwd_bwd, N >= 4096", BACKWARD, lambda n: n >= 4096,
+     80.0),
+)
+
+
+def targets(runs):
+    """The targets met per group, and the shapes that miss them, from
+    quack_mlir's figures (the first run with one wins, as in the table)."""
+    ours = {}
+    for run in runs:
+        for r in run["results"]:
+            if r["impl"] == "quack_mlir" and r.get("status") == "ok":
+                ours.setdefault((r["op"], r["dtype"], r["N"]), r)
+    lines = ["", "| target | met | missed (TB/s, % of ceiling) |",
+             "|---|---|---|"]
+    for name, ops, covers, pct in TARGETS:
+        cells = [k for k in ours if k[0] in ops and covers(k[2])]
+        if not cells:
+            continue
+        missed = sorted(k for k in cells if ours[k]["pct_ceiling"] < pct)
+        words = ", ".join(
+            f"{op} {dt} {n} ({ours[(op, dt, n)]['tbps']:.3f}, "
+            f"{ours[(op, dt, n)]['pct_ceiling']:.1f}%)"
+            for op, dt, n in missed)
+        lines.append(f"| {name}: {pct:.0f}% | {len(cells) - len(missed)}"
+                     f"/{len(cells)} | {words or 'none'} |")
+    return "\n".join(lines) if len(lines) > 3 else ""
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
@@ -88,6 +129,9 @@ def main(argv):
             print(f"summarize.py: cannot read {path}: {e}", file=sys.stderr)
             return 1
     print(scoreboard(runs))
+    report = targets(runs)
+    if report:
+        print(report)
     return 0
 
 

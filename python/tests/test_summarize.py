@@ -49,3 +49,28 @@ def test_complete_run_has_no_extra_counts():
                        result("softmax", 4096, "liger", 3.0)]}
     assert summarize.scoreboard([run]).endswith(
         "0 wins, 1 ties (within 2%), 0 losses.")
+
+
+def test_targets_name_every_miss():
+    # pct_ceiling is tbps / 3.0 here.
+    run = {"results": [
+        result("rmsnorm", 4096, "quack_mlir", 2.8),       # 93%: met
+        result("ce_fwd", 8192, "quack_mlir", 2.6),        # 87%: missed
+        result("softmax", 256, "quack_mlir", 2.4),        # 80%: met
+        result("layernorm", 2048, "quack_mlir", 2.1),     # 70%: missed
+        result("rmsnorm_bwd", 262144, "quack_mlir", 2.3),  # 77%: missed
+        result("ce_fwd_bwd", 4096, "quack_mlir", 2.9),    # 97%: met
+        result("ce_bwd", 1024, "quack_mlir", 1.0),        # no target
+        result("argmax", 4096, "quack_mlir", 1.0),        # no target
+        result("rmsnorm", 8192, "quack_mlir", status="skipped"),
+    ]}
+    report = summarize.targets([run])
+    assert ("| forward, N >= 4096: 90% | 1/2 | ce_fwd f32 8192 (2.600, "
+            "86.7%) |") in report
+    assert ("| forward, N <= 2048: 75% | 1/2 | layernorm f32 2048 (2.100, "
+            "70.0%) |") in report
+    assert ("| backward and ce_fwd_bwd, N >= 4096: 80% | 1/2 | rmsnorm_bwd "
+            "f32 262144 (2.300, 76.7%) |") in report
+    # A run with no shape a target covers reports none.
+    assert summarize.targets([{"results": [
+        result("argmax", 4096, "quack_mlir", 3.0)]}]) == ""
