@@ -32,6 +32,7 @@ struct State {
   int numParams = 0;
   int capturing = 0;
   int maxClusters = 16;
+  int maxClusterSize = 16;
   bool haveContext = false;
 };
 
@@ -93,6 +94,7 @@ FAKE_EXPORT void fake_cuda_reset() {
   s.numParams = 0;
   s.capturing = 0;
   s.maxClusters = 16;
+  s.maxClusterSize = 16;
   s.haveContext = false;
 }
 FAKE_EXPORT void fake_cuda_fail(const char *name, int code) {
@@ -119,10 +121,11 @@ FAKE_EXPORT void fake_cuda_set_capturing(int capturing) {
   std::lock_guard<std::mutex> lock(s.mutex);
   s.capturing = capturing;
 }
-FAKE_EXPORT void fake_cuda_set_max_clusters(int clusters) {
+FAKE_EXPORT void fake_cuda_set_max_clusters(int clusters, int maxSize) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.maxClusters = clusters;
+  s.maxClusterSize = maxSize;
 }
 FAKE_EXPORT int fake_cuda_num_launches() {
   State &s = state();
@@ -273,11 +276,17 @@ FAKE_EXPORT int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *,
   return enter("cuOccupancyMaxActiveBlocksPerMultiprocessor");
 }
 FAKE_EXPORT int cuOccupancyMaxActiveClusters(int *clusters, void *,
-                                             const void *) {
+                                             const LaunchConfig *config) {
   int r = enter("cuOccupancyMaxActiveClusters");
+  unsigned size = 1;
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == launchAttrClusterDimension)
+      size = config->attrs[i].value.clusterDim.x *
+             config->attrs[i].value.clusterDim.y *
+             config->attrs[i].value.clusterDim.z;
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  *clusters = s.maxClusters;
+  *clusters = static_cast<int>(size) > s.maxClusterSize ? 0 : s.maxClusters;
   return r;
 }
 FAKE_EXPORT int cuTensorMapEncodeTiled(

@@ -67,8 +67,9 @@ typedef int (*fake_cuda_count_fn)(const char *name);
 typedef void (*fake_cuda_set_num_params_fn)(int n);
 /// Whether cuStreamIsCapturing reports an active capture.
 typedef void (*fake_cuda_set_capturing_fn)(int capturing);
-/// What cuOccupancyMaxActiveClusters reports.
-typedef void (*fake_cuda_set_max_clusters_fn)(int clusters);
+/// What cuOccupancyMaxActiveClusters reports for a cluster of at most
+/// `max_size` CTAs (0 above it; the default size is 16).
+typedef void (*fake_cuda_set_max_clusters_fn)(int clusters, int max_size);
 /// The recorded launches, oldest first (a pointer stays valid until the
 /// next launch or reset; so does a tensor map's).
 typedef int (*fake_cuda_num_launches_fn)(void);

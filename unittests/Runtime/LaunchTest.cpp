@@ -16,10 +16,14 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <fstream>
 #include <string>
+#include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -294,7 +298,7 @@ TEST_F(LaunchTest, ClustersTheDeviceCannotRunAreRefused) {
   create(metadata("[128, 1, 1]", "[16, 1, 1]",
                   R"({"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": 16})",
                   smallShared));
-  fake().setMaxClusters(0);
+  fake().setMaxClusters(0, 16);
   EXPECT_EQ(launch(2), QUACK_RT_ERROR_UNSUPPORTED);
   EXPECT_NE(error().find("cannot run a cluster of 16 CTAs"), std::string::npos)
       << error();
@@ -421,6 +425,129 @@ TEST_F(LaunchTest, TensorMapsAreEncodedPerLaunchFromTheMetadata) {
   EXPECT_NE(error().find("the tensor map of \"x\""), std::string::npos)
       << error();
   EXPECT_EQ(fake().numLaunches(), 2);
+}
+
+/// A kernel on clusters of 16 CTAs with fallbacks on 8 and 4, as files in a
+/// scratch directory (quack_rt_kernel_load reads the fallbacks beside it).
+class ClusterFallbackTest : public LaunchTest {
+protected:
+  void SetUp() override {
+    LaunchTest::SetUp();
+    char pattern[] = "/tmp/quack-launch-test-XXXXXX";
+    const char *made = mkdtemp(pattern);
+    ASSERT_NE(made, nullptr);
+    dir = made;
+    for (int c : {16, 8, 4}) {
+      std::string meta = metadata(
+          "[128, 1, 1]", "[" + std::to_string(c) + ", 1, 1]",
+          R"({"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": )" +
+              std::to_string(c) + "}",
+          smallShared);
+      std::string cubin = "c" + std::to_string(c) + ".cubin";
+      meta.replace(meta.find("scale.cubin"), 11, cubin);
+      if (c == 16) {
+        const std::string hash = R"("hash": "abc123")";
+        meta.replace(meta.find(hash), hash.size(),
+                     hash + R"(, "cluster_fallbacks": ["c8.json", "c4.json"])");
+      }
+      write("c" + std::to_string(c) + ".json", meta);
+      write(cubin, "// no real image");
+    }
+  }
+  void TearDown() override {
+    LaunchTest::TearDown();
+    unsetenv("QUACK_RT_MAX_CLUSTER_SIZE");
+    for (const std::string &f : files)
+      std::remove(f.c_str());
+    rmdir(dir.c_str());
+  }
+  void write(const std::string &name, const std::string &text) {
+    files.push_back(dir + "/" + name);
+    std::ofstream(files.back(), std::ios::binary) << text;
+  }
+  void load() {
+    ASSERT_EQ(quack_rt_kernel_load((dir + "/c16.json").c_str(), &kernel, err,
+                                   sizeof(err)),
+              QUACK_RT_OK)
+        << err;
+    ASSERT_EQ(quack_rt_kernel_num_cluster_fallbacks(kernel), 2);
+  }
+  unsigned inUse(std::string &note) {
+    unsigned size = 0;
+    char text[512] = {0};
+    EXPECT_EQ(quack_rt_kernel_cluster_in_use(kernel, &size, text,
+                                             sizeof(text), err, sizeof(err)),
+              QUACK_RT_OK)
+        << err;
+    note = text;
+    return size;
+  }
+
+  std::string dir;
+  std::vector<std::string> files;
+};
+
+TEST_F(ClusterFallbackTest, TheOwnClusterServesWhereTheDeviceRunsIt) {
+  load();
+  std::string note;
+  EXPECT_EQ(inUse(note), 16u);
+  EXPECT_EQ(note, "");
+  ASSERT_EQ(launch(2), QUACK_RT_OK) << error();
+  EXPECT_EQ(fake().launch(0)->cluster[0], 16u);
+  EXPECT_EQ(fake().launch(0)->grid[0], 32u);
+}
+
+TEST_F(ClusterFallbackTest, TheLargestFallbackTheDeviceRunsServes) {
+  fake().setMaxClusters(4, 8); // clusters of 16 cannot be co-scheduled
+  load();
+  std::string note;
+  EXPECT_EQ(inUse(note), 8u);
+  EXPECT_NE(note.find("cannot run a cluster of 16 CTAs"), std::string::npos)
+      << note;
+  EXPECT_NE(note.find("using the fallback on a cluster of 8 (c8.cubin)"),
+            std::string::npos)
+      << note;
+  // The launch takes the fallback's grid and cluster; the refused module
+  // was unloaded.
+  ASSERT_EQ(launch(3), QUACK_RT_OK) << error();
+  EXPECT_EQ(fake().launch(0)->cluster[0], 8u);
+  EXPECT_EQ(fake().launch(0)->grid[0], 24u);
+  EXPECT_EQ(fake().count("cuModuleLoadData"), 2);
+  EXPECT_EQ(fake().count("cuModuleUnload"), 1);
+}
+
+TEST_F(ClusterFallbackTest, TheEnvironmentCapsTheCluster) {
+  setenv("QUACK_RT_MAX_CLUSTER_SIZE", "4", 1);
+  load();
+  std::string note;
+  EXPECT_EQ(inUse(note), 4u);
+  EXPECT_NE(note.find("QUACK_RT_MAX_CLUSTER_SIZE=4 rules out a cluster of "
+                      "16 CTAs"),
+            std::string::npos)
+      << note;
+  // Ruled out before loading: only the fallback that serves is loaded.
+  EXPECT_EQ(fake().count("cuModuleLoadData"), 1);
+  setenv("QUACK_RT_MAX_CLUSTER_SIZE", "many", 1);
+  quack_rt_kernel_destroy(kernel);
+  kernel = nullptr;
+  load();
+  EXPECT_EQ(launch(1), QUACK_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(error().find("QUACK_RT_MAX_CLUSTER_SIZE must be a positive "
+                         "number of CTAs, got \"many\""),
+            std::string::npos)
+      << error();
+}
+
+TEST_F(ClusterFallbackTest, NoFallbackThatRunsIsAnError) {
+  fake().setMaxClusters(4, 2);
+  load();
+  EXPECT_EQ(launch(1), QUACK_RT_ERROR_UNSUPPORTED);
+  EXPECT_NE(error().find("no cluster fallback of the kernel can run either"),
+            std::string::npos)
+      << error();
+  EXPECT_NE(error().find("cluster of 4 CTAs"), std::string::npos) << error();
+  EXPECT_EQ(fake().numLaunches(), 0);
+  EXPECT_EQ(fake().count("cuModuleUnload"), 3);
 }
 
 } // namespace
