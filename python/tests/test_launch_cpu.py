@@ -2,8 +2,8 @@
 runtime library and a stand-in CUDA driver that records every launch
 (unittests/Runtime/FakeCudaDriver.h). Checks which variant each alignment
 of the arguments gets, the order and encoding of the arguments the kernel
-receives, and that launches from several threads keep their own argument
-arrays.
+receives, that launches from several threads keep their own argument
+arrays, and the workspace and finishing launch of a sum over rows.
 
 Each test runs a script in a subprocess: the runtime opens the driver once
 per process. Skipped where libquack_runtime.so or the stand-in
@@ -139,3 +139,57 @@ expected = sorted((b + 16 * i, 1 + i % 5)
 print("launches", len(seen), "match", seen == expected)
 """, bundle)
     assert "launches 600 match True" in out, out
+
+
+@pytest.fixture
+def sum_bundle(tmp_path):
+    """colsum f32 N=64: dw = the sum of x's rows, through a persistent grid
+    of 4 rows per CTA, a workspace and a finishing launch."""
+    meta = {
+        "schema": 1, "kernel": "colsum", "symbol": "colsum_kernel",
+        "cubin": "k.cubin", "arch": "sm_90",
+        "bindings": {"N": 64, "T": "f32"},
+        "params": [
+            {"name": "M", "kind": "rows", "type": "i64"},
+            {"name": "x", "kind": "matrix", "role": "input", "dtype": "f32"},
+            {"name": "x.row_stride", "kind": "row_stride", "of": "x",
+             "type": "i64"},
+            {"name": "dw", "kind": "row", "role": "output", "dtype": "f32"},
+            {"name": "workspace", "kind": "workspace", "role": "scratch",
+             "dtype": "f32"},
+        ],
+        "N": 64, "alignment": 16,
+        "grid": {"kind": "persistent", "rows_per_cta": 4},
+        "block": [128, 1, 1], "cluster": [1, 1, 1],
+        "finish": {"symbol": "colsum_finish", "block": [256, 1, 1],
+                   "columns_per_cta": 32, "outputs": ["dw"]},
+        "hash": "c0l5",
+    }
+    index = make_index([("colsum", {"N": 64, "T": "f32"}, 16)])
+    (tmp_path / "index.json").write_text(json.dumps(index))
+    (tmp_path / "k.cubin").write_bytes(b"not a real cubin")
+    (tmp_path / index["kernels"][0]["metadata"]).write_text(json.dumps(meta))
+    return tmp_path
+
+
+def test_workspace_sized_per_rows_and_finishing_launch(sum_bundle):
+    out = run("""
+fake.fake_cuda_set_num_params(3)
+cs = Launcher("colsum", ("T", "N"))
+key = ("f32", 64)
+args = (0x10000, 64, 0x30000, 0)
+# The stand-in keeps 2 CTAs per SM on 132 SMs resident: 264 row groups.
+print("ws", cs.workspace_bytes(key, 100, args, 0),
+      cs.workspace_bytes(key, 10000, args, 0),
+      cs.workspace_bytes(key, 100, args, 0))
+cs.launch(key, 10000, args[:-1] + (0x40000,), 0)
+for l in launches():
+    print(l.grid[0], l.grid[1], l.block[0], [hex(p) for p in l.params[:3]])
+""", sum_bundle)
+    lines = out.splitlines()
+    # 25 and 264 row groups of 4 rows, 64 f32 columns each.
+    assert lines[0] == f"ws {25 * 4 * 64 * 4} {264 * 4 * 64 * 4} " \
+                       f"{25 * 4 * 64 * 4}", out
+    assert lines[1] == "264 1 128 ['0x2710', '0x10000', '0x40']", out
+    # Finish: 64 columns / 32 per CTA, one output; S = 264 x 4 row slots.
+    assert lines[2] == "2 1 256 ['0x420', '0x40000', '0x30000']", out
