@@ -33,7 +33,8 @@ struct State {
   int capturing = 0;
   int maxClusters = 16;
   int maxClusterSize = 16;
-  bool haveContext = false;
+  // Index into `contexts` of the current one (0: none).
+  int context = 0;
 };
 
 State &state() {
@@ -41,7 +42,7 @@ State &state() {
   return s;
 }
 
-char contextObject, moduleObject, functionObject;
+char contexts[8], moduleObject, functionObject;
 
 /// Counts the call; returns the failure set for it (0 when none).
 int enter(const char *name) {
@@ -95,7 +96,7 @@ FAKE_EXPORT void fake_cuda_reset() {
   s.capturing = 0;
   s.maxClusters = 16;
   s.maxClusterSize = 16;
-  s.haveContext = false;
+  s.context = 0;
 }
 FAKE_EXPORT void fake_cuda_fail(const char *name, int code) {
   State &s = state();
@@ -138,6 +139,11 @@ FAKE_EXPORT const fake_cuda_launch *fake_cuda_get_launch(int index) {
   if (index < 0 || index >= static_cast<int>(s.launches.size()))
     return nullptr;
   return &s.launches[index];
+}
+FAKE_EXPORT void fake_cuda_set_context(int id) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.context = id > 0 && id < 8 ? id : 0;
 }
 FAKE_EXPORT int fake_cuda_num_tensor_maps() {
   State &s = state();
@@ -187,7 +193,7 @@ FAKE_EXPORT int cuCtxGetCurrent(void **ctx) {
   int r = enter("cuCtxGetCurrent");
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  *ctx = s.haveContext ? &contextObject : nullptr;
+  *ctx = s.context ? &contexts[s.context] : nullptr;
   return r;
 }
 FAKE_EXPORT int cuCtxSetCurrent(void *ctx) {
@@ -195,7 +201,7 @@ FAKE_EXPORT int cuCtxSetCurrent(void *ctx) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!r)
-    s.haveContext = ctx != nullptr;
+    s.context = ctx ? static_cast<int>(static_cast<char *>(ctx) - contexts) : 0;
   return r;
 }
 FAKE_EXPORT int cuCtxGetDevice(int *device) {
@@ -203,7 +209,7 @@ FAKE_EXPORT int cuCtxGetDevice(int *device) {
   return enter("cuCtxGetDevice");
 }
 FAKE_EXPORT int cuDevicePrimaryCtxRetain(void **ctx, int) {
-  *ctx = &contextObject;
+  *ctx = &contexts[1];
   return enter("cuDevicePrimaryCtxRetain");
 }
 FAKE_EXPORT int cuModuleLoadData(void **module, const void *) {

@@ -74,6 +74,9 @@ typedef void (*fake_cuda_set_max_clusters_fn)(int clusters, int max_size);
 /// next launch or reset; so does a tensor map's).
 typedef int (*fake_cuda_num_launches_fn)(void);
 typedef const fake_cuda_launch *(*fake_cuda_get_launch_fn)(int index);
+/// Makes context `id` (1-7) current, or none (0). Device 0's primary
+/// context is context 1.
+typedef void (*fake_cuda_set_context_fn)(int id);
 /// The recorded tensor map encodings, oldest first.
 typedef int (*fake_cuda_num_tensor_maps_fn)(void);
 typedef const fake_cuda_tensor_map *(*fake_cuda_get_tensor_map_fn)(int index);

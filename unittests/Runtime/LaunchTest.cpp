@@ -41,6 +41,7 @@ struct Fake {
   fake_cuda_num_launches_fn numLaunches;
   fake_cuda_get_launch_fn launch;
   fake_cuda_func_attribute_fn funcAttribute;
+  fake_cuda_set_context_fn setContext;
   fake_cuda_num_tensor_maps_fn numTensorMaps;
   fake_cuda_get_tensor_map_fn tensorMap;
 };
@@ -66,6 +67,7 @@ const Fake &fake() {
     bind(lib, r.numLaunches, "fake_cuda_num_launches");
     bind(lib, r.launch, "fake_cuda_get_launch");
     bind(lib, r.funcAttribute, "fake_cuda_func_attribute");
+    bind(lib, r.setContext, "fake_cuda_set_context");
     bind(lib, r.numTensorMaps, "fake_cuda_num_tensor_maps");
     bind(lib, r.tensorMap, "fake_cuda_get_tensor_map");
     return r;
@@ -172,6 +174,23 @@ TEST_F(LaunchTest, ModuleLoadedOncePerContextAndUnloaded) {
   quack_rt_kernel_destroy(kernel);
   kernel = nullptr;
   EXPECT_EQ(fake().count("cuModuleUnload"), 1);
+}
+
+TEST_F(LaunchTest, OneModulePerContext) {
+  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  fake().setContext(2);
+  ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
+  fake().setContext(3);
+  ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
+  EXPECT_EQ(fake().count("cuModuleLoadData"), 2);
+  fake().setContext(2);
+  ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
+  EXPECT_EQ(fake().count("cuModuleLoadData"), 2);
+  // A current context is used as it is.
+  EXPECT_EQ(fake().count("cuDevicePrimaryCtxRetain"), 0);
+  quack_rt_kernel_destroy(kernel);
+  kernel = nullptr;
+  EXPECT_EQ(fake().count("cuModuleUnload"), 2);
 }
 
 TEST_F(LaunchTest, ZeroRowsLaunchNothing) {
