@@ -8,8 +8,9 @@
 # into $SITE; *.tar.xz, unpacked wheel trees, extracted over it), then runs
 # python/benchmarks/bench.py: memory ceilings, then every op, shape and
 # implementation. OUT_DIR gets at most 7 files, no subfolders: bench.json,
-# bench.md, bench.log (environment, progress and the report) and, with the
-# default bf16 and f32, bench_{bf16,f32}_{fwd,bwd}.png.
+# bench.md, bench.log (environment, progress, the report, and summarize.py's
+# scoreboard and targets) and, with the default bf16 and f32,
+# bench_{bf16,f32}_{fwd,bwd}.png.
 #
 # BUILD_DIR holds lib/libquack_runtime.so (or the library itself); BUNDLE_DIR
 # is a kernel bundle or a bundle root (scripts/build-catalogue.sh). Further
@@ -146,6 +147,12 @@ timeout --signal=KILL "$BENCH_TIMEOUT" "$PYTHON" \
   "$ROOT/python/benchmarks/bench.py" --out-dir "$OUT_DIR" \
   "${BUDGET_ARGS[@]}" "$@" 2>&1 | tee -a "$LOG"
 RC=${PIPESTATUS[0]}
+# The scoreboard against the best baseline and the targets, into the log.
+if [ -f "$OUT_DIR/bench.json" ]; then
+  echo "== summary" | tee -a "$LOG"
+  "$PYTHON" "$ROOT/python/benchmarks/summarize.py" "$OUT_DIR/bench.json" \
+    2>&1 | tee -a "$LOG"
+fi
 echo "benchmark exit $RC; results in $OUT_DIR: $(ls "$OUT_DIR" | tr '\n' ' ')" |
   tee -a "$LOG"
 exit "$RC"
