@@ -124,10 +124,18 @@ def main(argv):
     for path in argv[1:]:
         try:
             with open(path) as f:
-                runs.append(json.load(f))
+                run = json.load(f)
         except (OSError, ValueError) as e:
             print(f"summarize.py: cannot read {path}: {e}", file=sys.stderr)
             return 1
+        if not (isinstance(run, dict) and isinstance(run.get("results"), list)
+                and all(isinstance(r, dict) and {"op", "dtype", "N", "impl"}
+                        <= r.keys() for r in run["results"])):
+            print(f"summarize.py: {path} is not a bench.py run (a JSON "
+                  "object whose \"results\" list holds op, dtype, N and "
+                  "impl for each measurement)", file=sys.stderr)
+            return 1
+        runs.append(run)
     print(scoreboard(runs))
     report = targets(runs)
     if report:

@@ -74,3 +74,13 @@ def test_targets_name_every_miss():
     # A run with no shape a target covers reports none.
     assert summarize.targets([{"results": [
         result("argmax", 4096, "quack_mlir", 3.0)]}]) == ""
+
+
+def test_not_a_run_is_refused(tmp_path, capsys):
+    for text in ("{}", "[]", '{"results": [{"op": "softmax"}]}', "not json"):
+        path = tmp_path / "bench.json"
+        path.write_text(text)
+        assert summarize.main(["summarize.py", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert str(path) in err and "summarize.py:" in err
+    assert summarize.main(["summarize.py", str(tmp_path / "none.json")]) == 1
