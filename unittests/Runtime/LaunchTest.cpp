@@ -99,6 +99,22 @@ std::string metadata(const std::string &block, const std::string &cluster,
 })";
 }
 
+quack_rt_value pointer(uint64_t address) {
+  quack_rt_value v;
+  v.u = address;
+  return v;
+}
+quack_rt_value integer(int64_t value) {
+  quack_rt_value v;
+  v.i = value;
+  return v;
+}
+quack_rt_value real(double value) {
+  quack_rt_value v;
+  v.f = value;
+  return v;
+}
+
 const std::string rowsGrid = R"({"kind": "rows", "rows_per_cta": 2})";
 const std::string smallShared = R"({"static": 0, "dynamic": 1024})";
 
@@ -133,8 +149,8 @@ protected:
   quack_rt_kernel kernel = nullptr;
   char err[1024] = {0};
   // x, its row stride, alpha = 0.5, y, its row stride.
-  quack_rt_value args[5] = {{.u = 0x10000}, {.i = 64}, {.f = 0.5},
-                            {.u = 0x20000}, {.i = 64}};
+  quack_rt_value args[5] = {pointer(0x10000), integer(64), real(0.5),
+                            pointer(0x20000), integer(64)};
 };
 
 TEST_F(LaunchTest, GridBlockSharedStreamAndParameters) {
@@ -352,8 +368,8 @@ TEST_F(LaunchTest, SumsOverRowsLaunchTheFinishingGrid) {
   // The finishing entry point takes three parameters (S, workspace, dw):
   // no more of any launch can be read.
   fake().setNumParams(3);
-  quack_rt_value sumArgs[4] = {{.u = 0x10000}, {.i = 64}, {.u = 0x30000},
-                               {.u = 0x40000}};
+  quack_rt_value sumArgs[4] = {pointer(0x10000), integer(64),
+                               pointer(0x30000), pointer(0x40000)};
   auto run = [&](int64_t m) {
     err[0] = 0;
     return quack_rt_kernel_launch(kernel, m, sumArgs, 4, nullptr, err,
