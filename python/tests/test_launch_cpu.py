@@ -13,6 +13,7 @@ QUACK_MLIR_BUILD_DIR).
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -71,13 +72,25 @@ class Launch(ctypes.Structure):
                 ("cluster", ctypes.c_uint * 3),
                 ("params", ctypes.c_uint64 * 32)]
 
+class TensorMap(ctypes.Structure):
+    _fields_ = [("data_type", ctypes.c_int), ("rank", ctypes.c_uint),
+                ("address", ctypes.c_uint64), ("dims", ctypes.c_uint64 * 5),
+                ("strides", ctypes.c_uint64 * 4), ("box", ctypes.c_uint * 5),
+                ("element_strides", ctypes.c_uint * 5),
+                ("l2_promotion", ctypes.c_int), ("marker", ctypes.c_uint64)]
+
 fake = ctypes.CDLL({driver!r})
 fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
+fake.fake_cuda_get_tensor_map.restype = ctypes.POINTER(TensorMap)
 fake.fake_cuda_count.argtypes = [ctypes.c_char_p]
 
 def launches():
     return [fake.fake_cuda_get_launch(i).contents
             for i in range(fake.fake_cuda_num_launches())]
+
+def tensor_maps():
+    return [fake.fake_cuda_get_tensor_map(i).contents
+            for i in range(fake.fake_cuda_num_tensor_maps())]
 
 from quack_mlir._launch import Launcher, float_bits
 """
@@ -193,3 +206,83 @@ for l in launches():
     assert lines[1] == "264 1 128 ['0x2710', '0x10000', '0x40']", out
     # Finish: 64 columns / 32 per CTA, one output; S = 264 x 4 row slots.
     assert lines[2] == "2 1 256 ['0x420', '0x40000', '0x30000']", out
+
+
+def quackc():
+    build = os.environ.get("QUACK_MLIR_BUILD_DIR") or os.path.join(
+        PYTHON_DIR, os.pardir, "build")
+    path = os.environ.get("QUACK_MLIR_QUACKC") or os.path.join(
+        build, "bin", "quackc")
+    if not os.path.isfile(path) or not (
+            shutil.which("ptxas") or os.path.isfile("/usr/local/cuda/bin/ptxas")):
+        pytest.skip("needs quackc (QUACK_MLIR_BUILD_DIR or QUACK_MLIR_QUACKC) "
+                    "and ptxas")
+    return path
+
+
+@pytest.fixture
+def compiled_bundle(tmp_path):
+    """What quackc writes for rmsnorm_fwd f32 at N = 131072: clusters of 16
+    CTAs, x through a tensor copy at 16-byte alignment, and the same kernel
+    on clusters of 8 and 4 as fallbacks."""
+    kernels = os.path.join(PYTHON_DIR, os.pardir, "kernels", "rmsnorm.qk")
+    env = dict(os.environ)
+    env["PATH"] = env.get("PATH", "") + ":/usr/local/cuda/bin"
+    out = subprocess.run(
+        [quackc(), kernels, "--kernel=rmsnorm_fwd", "-D", "T=f32", "-D",
+         "TW=T", "-D", "N=131072", "-D", "RESIDUAL=false", "-D", "BIAS=false",
+         "-D", "OFFSET=false", f"--bundle={tmp_path / 'b'}"],
+        capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return tmp_path / "b"
+
+
+RMS_LAUNCH = """
+rms = Launcher("rmsnorm_fwd", ("T", "TW", "N"),
+               fixed={"RESIDUAL": "false", "BIAS": "false", "OFFSET": "false"})
+rms.launch(("f32", "f32", 131072), 5,
+           (0x100000, 131072, 0x200000, float_bits(1e-6), 0x300000, 131072,
+            0x400000), 0)
+for l in launches():
+    print("launch", l.ex, l.grid[0], l.block[0], l.cluster[0], l.shared_bytes,
+          [hex(p) for p in l.params[:9]])
+for m in tensor_maps():
+    print("map", m.rank, hex(m.address), list(m.dims[:3]), list(m.strides[:2]),
+          list(m.box[:3]), hex(m.marker))
+"""
+
+
+def test_compiled_metadata_launches_as_written(compiled_bundle):
+    """The compiler's metadata, the runtime and the launcher agree: the
+    variant quackc wrote for aligned rows runs on its cluster of 16 with
+    the tensor map its recipe describes, passed after the arguments."""
+    meta = json.loads((compiled_bundle / "index.json").read_text())
+    own = next(k for k in meta["kernels"] if k["alignment"] == 16 and
+               "__c" not in k["metadata"])
+    own = json.loads((compiled_bundle / own["metadata"]).read_text())
+    (recipe,) = own["tensor_maps"]
+    assert own["cluster"][0] == 16 and recipe["of"] == "x"
+    out = run("fake.fake_cuda_set_num_params(9)\n" + RMS_LAUNCH,
+              compiled_bundle)
+    lines = out.splitlines()
+    assert len(lines) == 2, out
+    launch, tmap = lines[0].split(" ", 6), lines[1]
+    assert launch[1:6] == ["1", str(5 * 16), str(own["block"][0]), "16",
+                           str(own["shared_bytes"].get("dynamic", 0))], out
+    box = recipe["box"]
+    assert tmap.startswith(
+        f"map 3 0x100000 [{box[0]}, {131072 // box[0]}, 5] "
+        f"[{box[0] * 4}, {131072 * 4}] {box}"), out
+    # The map is the parameter after M and the seven arguments.
+    assert launch[6].endswith(f"'{tmap.split()[-1]}']"), out
+
+
+def test_compiled_fallback_serves_where_the_cluster_cannot_run(
+        compiled_bundle):
+    out = run("fake.fake_cuda_set_max_clusters(4, 8)\n"
+              "fake.fake_cuda_set_num_params(8)\n" + RMS_LAUNCH,
+              compiled_bundle)
+    lines = out.splitlines()
+    # Clusters of 8, no tensor copy (the fallback loads x itself).
+    assert len(lines) == 1 and lines[0].startswith(f"launch 1 {5 * 8} "), out
+    assert lines[0].split()[4] == "8", out
