@@ -156,31 +156,15 @@ print("launches", len(seen), "match", seen == expected)
 
 @pytest.fixture
 def sum_bundle(tmp_path):
-    """colsum f32 N=64: dw = the sum of x's rows, through a persistent grid
-    of 4 rows per CTA, a workspace and a finishing launch."""
-    meta = {
-        "schema": 1, "kernel": "colsum", "symbol": "colsum_kernel",
-        "cubin": "k.cubin", "arch": "sm_90",
-        "bindings": {"N": 64, "T": "f32"},
-        "params": [
-            {"name": "M", "kind": "rows", "type": "i64"},
-            {"name": "x", "kind": "matrix", "role": "input", "dtype": "f32"},
-            {"name": "x.row_stride", "kind": "row_stride", "of": "x",
-             "type": "i64"},
-            {"name": "dw", "kind": "row", "role": "output", "dtype": "f32"},
-            {"name": "workspace", "kind": "workspace", "role": "scratch",
-             "dtype": "f32"},
-        ],
-        "N": 64, "alignment": 16,
-        "grid": {"kind": "persistent", "rows_per_cta": 4},
-        "block": [128, 1, 1], "cluster": [1, 1, 1],
-        "finish": {"symbol": "colsum_finish", "block": [256, 1, 1],
-                   "columns_per_cta": 32, "outputs": ["dw"]},
-        "hash": "c0l5",
-    }
+    """colsum f32 N=64 (unittests/Runtime/Inputs/colsum.json, which the
+    runtime's launch tests use too): dw = the sum of x's rows, through a
+    persistent grid of 4 rows per CTA, a workspace and a finishing launch."""
+    meta = json.loads(open(os.path.join(
+        PYTHON_DIR, os.pardir, "unittests", "Runtime", "Inputs",
+        "colsum.json")).read())
     index = make_index([("colsum", {"N": 64, "T": "f32"}, 16)])
     (tmp_path / "index.json").write_text(json.dumps(index))
-    (tmp_path / "k.cubin").write_bytes(b"not a real cubin")
+    (tmp_path / meta["cubin"]).write_bytes(b"not a real cubin")
     (tmp_path / index["kernels"][0]["metadata"]).write_text(json.dumps(meta))
     return tmp_path
 

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeTestKernels.h"
 #include "quack-c/Runtime.h"
 
 #include "gtest/gtest.h"
@@ -24,49 +25,9 @@ const bool noDriver =
     setenv("QUACK_RT_CUDA_LIBRARY", "/nonexistent/libcuda-for-tests.so.1",
            /*overwrite=*/1) == 0;
 
-const char *const metadata = R"({
-  "schema": 1, "kernel": "scale", "symbol": "scale_kernel",
-  "cubin": "scale.cubin", "arch": "sm_90",
-  "bindings": {"N": 64, "T": "f32"},
-  "params": [
-    {"name": "M", "kind": "rows", "type": "i64"},
-    {"name": "x", "kind": "matrix", "role": "input", "dtype": "f32"},
-    {"name": "x.row_stride", "kind": "row_stride", "of": "x", "type": "i64"},
-    {"name": "alpha", "kind": "scalar", "role": "input", "type": "f32"},
-    {"name": "y", "kind": "matrix", "role": "output", "dtype": "f32"},
-    {"name": "y.row_stride", "kind": "row_stride", "of": "y", "type": "i64"}
-  ],
-  "N": 64, "alignment": 16,
-  "grid": {"kind": "rows", "rows_per_cta": 2},
-  "block": [64, 2, 1], "cluster": [1, 1, 1],
-  "shared_bytes": {"static": 0, "dynamic": 1024},
-  "hash": "abc123"
-})";
-
-/// A scratch directory removed at the end of the test.
-class TempDir {
-public:
-  TempDir() {
-    char pattern[] = "/tmp/quack-rt-test-XXXXXX";
-    const char *dir = mkdtemp(pattern);
-    path = dir ? dir : "/tmp";
-  }
-  ~TempDir() {
-    for (const std::string &f : files)
-      std::remove(f.c_str());
-    rmdir(path.c_str());
-  }
-  std::string write(const std::string &name, const std::string &text) {
-    std::string file = path + "/" + name;
-    std::ofstream(file, std::ios::binary) << text;
-    files.push_back(file);
-    return file;
-  }
-  std::string path;
-
-private:
-  std::vector<std::string> files;
-};
+using quack_test::clusterMetadata;
+using quack_test::TempDir;
+const char *const metadata = quack_test::scaleMetadata;
 
 quack_rt_kernel createKernel() {
   char err[512] = {0};
@@ -245,30 +206,6 @@ TEST(CAPITest, NoDriverGivesAClearError) {
   quack_rt_kernel_destroy(kernel);
 }
 
-} // namespace
-
-namespace {
-/// `metadata` on a cluster of \p size (one row per cluster), naming
-/// \p cubin and, when given, cluster fallbacks.
-std::string clusterMetadata(unsigned size, const std::string &cubin,
-                            const std::string &fallbacks = "") {
-  std::string text = metadata;
-  auto replace = [&](const std::string &from, const std::string &to) {
-    size_t pos = text.find(from);
-    EXPECT_NE(pos, std::string::npos) << from;
-    text.replace(pos, from.size(), to);
-  };
-  const std::string c = std::to_string(size);
-  replace(R"("rows_per_cta": 2})",
-          R"("rows_per_cta": 1, "ctas_per_rows": )" + c + "}");
-  replace(R"("cluster": [1, 1, 1],)",
-          "\"cluster\": [" + c + ", 1, 1]," +
-              (fallbacks.empty() ? ""
-                                 : " \"cluster_fallbacks\": [" + fallbacks +
-                                       "],"));
-  replace("\"scale.cubin\"", "\"" + cubin + "\"");
-  return text;
-}
 } // namespace
 
 TEST(CAPITest, LoadsClusterFallbacks) {

@@ -295,10 +295,12 @@ FAKE_EXPORT int cuOccupancyMaxActiveClusters(int *clusters, void *,
   *clusters = static_cast<int>(size) > s.maxClusterSize ? 0 : s.maxClusters;
   return r;
 }
-FAKE_EXPORT int cuTensorMapEncodeTiled(
-    void *map, int dataType, unsigned rank, void *address,
-    const uint64_t *dims, const uint64_t *strides, const unsigned *box,
-    const unsigned *elementStrides, int, int, int l2Promotion, int) {
+FAKE_EXPORT int cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
+                                       void *address, const uint64_t *dims,
+                                       const uint64_t *strides,
+                                       const unsigned *box,
+                                       const unsigned *elementStrides, int, int,
+                                       int l2Promotion, int) {
   int r = enter("cuTensorMapEncodeTiled");
   if (r)
     return r;
@@ -322,41 +324,37 @@ FAKE_EXPORT int cuTensorMapEncodeTiled(
   s.tensorMaps.push_back(m);
   return 0;
 }
+namespace {
+/// The driver errors the stand-in can name: code, name and text.
+struct ErrorInfo {
+  int code;
+  const char *name;
+  const char *text;
+};
+constexpr ErrorInfo knownErrors[] = {
+    {1, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+     "no kernel image is available for execution on the device"},
+    {700, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
+};
+const ErrorInfo *findError(int code) {
+  for (const ErrorInfo &e : knownErrors)
+    if (e.code == code)
+      return &e;
+  return nullptr;
+}
+} // namespace
+
+// Like the driver, a code it cannot name gives null and an error.
 FAKE_EXPORT int cuGetErrorName(int code, const char **name) {
-  switch (code) {
-  case 1:
-    *name = "CUDA_ERROR_INVALID_VALUE";
-    return 0;
-  case 2:
-    *name = "CUDA_ERROR_OUT_OF_MEMORY";
-    return 0;
-  case 209:
-    *name = "CUDA_ERROR_NO_BINARY_FOR_GPU";
-    return 0;
-  case 700:
-    *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
-    return 0;
-  default:
-    *name = nullptr;
-    return 1;
-  }
+  const ErrorInfo *e = findError(code);
+  *name = e ? e->name : nullptr;
+  return e ? 0 : 1;
 }
 FAKE_EXPORT int cuGetErrorString(int code, const char **text) {
-  switch (code) {
-  case 1:
-    *text = "invalid argument";
-    return 0;
-  case 2:
-    *text = "out of memory";
-    return 0;
-  case 209:
-    *text = "no kernel image is available for execution on the device";
-    return 0;
-  case 700:
-    *text = "an illegal memory access was encountered";
-    return 0;
-  default:
-    *text = nullptr;
-    return 1;
-  }
+  const ErrorInfo *e = findError(code);
+  *text = e ? e->text : nullptr;
+  return e ? 0 : 1;
 }

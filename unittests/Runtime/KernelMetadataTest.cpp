@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeTestKernels.h"
 #include "quack/Runtime/KernelMetadata.h"
 
 #include "gtest/gtest.h"
@@ -44,15 +45,7 @@ const char *const exampleMetadata = R"({
   "hash": "5f1c\u2026"
 })";
 
-/// Returns \p text with the first occurrence of \p from replaced.
-std::string replaced(std::string text, const std::string &from,
-                     const std::string &to) {
-  size_t pos = text.find(from);
-  EXPECT_NE(pos, std::string::npos) << from;
-  if (pos != std::string::npos)
-    text.replace(pos, from.size(), to);
-  return text;
-}
+using quack_test::replaced;
 
 /// Returns the example with the first occurrence of \p from replaced.
 std::string withReplaced(const std::string &from, const std::string &to) {

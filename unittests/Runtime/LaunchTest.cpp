@@ -12,18 +12,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "FakeCudaDriver.h"
+#include "RuntimeTestKernels.h"
 #include "quack-c/Runtime.h"
 
 #include "gtest/gtest.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
+#include <iterator>
 #include <string>
-#include <unistd.h>
-#include <vector>
 
 namespace {
 
@@ -75,29 +74,10 @@ const Fake &fake() {
   return f;
 }
 
-// y = alpha * x over rows of N = 64, with the launch shape given (JSON
-// values of "block", "cluster", "grid" and "shared_bytes").
-std::string metadata(const std::string &block, const std::string &cluster,
-                     const std::string &grid, const std::string &shared) {
-  return R"({
-  "schema": 1, "kernel": "scale", "symbol": "scale_kernel",
-  "cubin": "scale.cubin", "arch": "sm_90",
-  "bindings": {"N": 64, "T": "f32"},
-  "params": [
-    {"name": "M", "kind": "rows", "type": "i64"},
-    {"name": "x", "kind": "matrix", "role": "input", "dtype": "f32"},
-    {"name": "x.row_stride", "kind": "row_stride", "of": "x", "type": "i64"},
-    {"name": "alpha", "kind": "scalar", "role": "input", "type": "f32"},
-    {"name": "y", "kind": "matrix", "role": "output", "dtype": "f32"},
-    {"name": "y.row_stride", "kind": "row_stride", "of": "y", "type": "i64"}
-  ],
-  "N": 64, "alignment": 16,
-  "grid": )" + grid + R"(,
-  "block": )" + block + R"(, "cluster": )" + cluster + R"(,
-  "shared_bytes": )" + shared + R"(,
-  "hash": "abc123"
-})";
-}
+using quack_test::clusterMetadata;
+using quack_test::replaced;
+using quack_test::scaleMetadata;
+using quack_test::TempDir;
 
 quack_rt_value pointer(uint64_t address) {
   quack_rt_value v;
@@ -115,7 +95,6 @@ quack_rt_value real(double value) {
   return v;
 }
 
-const std::string rowsGrid = R"({"kind": "rows", "rows_per_cta": 2})";
 const std::string smallShared = R"({"static": 0, "dynamic": 1024})";
 
 class LaunchTest : public ::testing::Test {
@@ -141,8 +120,7 @@ protected:
   }
   int launch(int64_t m, void *stream = nullptr) {
     err[0] = 0;
-    return quack_rt_kernel_launch(kernel, m, args, 5, stream, err,
-                                  sizeof(err));
+    return quack_rt_kernel_launch(kernel, m, args, 5, stream, err, sizeof(err));
   }
   std::string error() const { return err; }
 
@@ -154,7 +132,7 @@ protected:
 };
 
 TEST_F(LaunchTest, GridBlockSharedStreamAndParameters) {
-  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  create(scaleMetadata);
   void *stream = reinterpret_cast<void *>(0x5eed);
   ASSERT_EQ(launch(5, stream), QUACK_RT_OK) << error();
   ASSERT_EQ(fake().numLaunches(), 1);
@@ -179,7 +157,7 @@ TEST_F(LaunchTest, GridBlockSharedStreamAndParameters) {
 }
 
 TEST_F(LaunchTest, ModuleLoadedOncePerContextAndUnloaded) {
-  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  create(scaleMetadata);
   // No current context: device 0's primary context is made current.
   ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
   ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
@@ -193,7 +171,7 @@ TEST_F(LaunchTest, ModuleLoadedOncePerContextAndUnloaded) {
 }
 
 TEST_F(LaunchTest, OneModulePerContext) {
-  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  create(scaleMetadata);
   fake().setContext(2);
   ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
   fake().setContext(3);
@@ -210,14 +188,14 @@ TEST_F(LaunchTest, OneModulePerContext) {
 }
 
 TEST_F(LaunchTest, ZeroRowsLaunchNothing) {
-  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  create(scaleMetadata);
   ASSERT_EQ(launch(0), QUACK_RT_OK) << error();
   EXPECT_EQ(fake().numLaunches(), 0);
   EXPECT_EQ(fake().count("cuModuleLoadData"), 0);
 }
 
 TEST_F(LaunchTest, BadArgumentsAreRefusedBeforeTheDriver) {
-  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  create(scaleMetadata);
   args[0].u = 0x10004; // 4-byte aligned: the kernel needs 16
   EXPECT_EQ(launch(4), QUACK_RT_ERROR_MISALIGNED);
   EXPECT_NE(error().find("x"), std::string::npos) << error();
@@ -230,7 +208,7 @@ TEST_F(LaunchTest, BadArgumentsAreRefusedBeforeTheDriver) {
 }
 
 TEST_F(LaunchTest, DriverErrorsNameTheCallAndTheError) {
-  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  create(scaleMetadata);
   fake().fail("cuLaunchKernel", 700);
   EXPECT_EQ(launch(4), QUACK_RT_ERROR_DRIVER);
   EXPECT_NE(error().find("cuLaunchKernel failed: CUDA_ERROR_ILLEGAL_ADDRESS "
@@ -242,7 +220,7 @@ TEST_F(LaunchTest, DriverErrorsNameTheCallAndTheError) {
 
   quack_rt_kernel_destroy(kernel);
   kernel = nullptr;
-  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  create(scaleMetadata);
   fake().fail("cuModuleLoadData", 209);
   EXPECT_EQ(launch(4), QUACK_RT_ERROR_DRIVER);
   EXPECT_NE(error().find("cuModuleLoadData failed: "
@@ -261,7 +239,7 @@ TEST_F(LaunchTest, DriverErrorsNameTheCallAndTheError) {
 }
 
 TEST_F(LaunchTest, NoLoadDuringGraphCapture) {
-  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared));
+  create(scaleMetadata);
   void *stream = reinterpret_cast<void *>(0x5eed);
   fake().setCapturing(1);
   EXPECT_EQ(launch(4, stream), QUACK_RT_ERROR_UNSUPPORTED);
@@ -282,7 +260,7 @@ TEST_F(LaunchTest, NoLoadDuringGraphCapture) {
 }
 
 TEST_F(LaunchTest, LargeSharedMemoryIsOptedIntoOnce) {
-  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid,
+  create(replaced(scaleMetadata, smallShared,
                   R"({"static": 1024, "dynamic": 100000})"));
   ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
   ASSERT_EQ(launch(4), QUACK_RT_OK) << error();
@@ -292,7 +270,7 @@ TEST_F(LaunchTest, LargeSharedMemoryIsOptedIntoOnce) {
 }
 
 TEST_F(LaunchTest, MoreSharedMemoryThanTheDeviceIsRefused) {
-  create(metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid,
+  create(replaced(scaleMetadata, smallShared,
                   R"({"static": 0, "dynamic": 240000})"));
   EXPECT_EQ(launch(4), QUACK_RT_ERROR_UNSUPPORTED);
   EXPECT_NE(error().find("240000 bytes of shared memory"), std::string::npos)
@@ -302,16 +280,15 @@ TEST_F(LaunchTest, MoreSharedMemoryThanTheDeviceIsRefused) {
 }
 
 TEST_F(LaunchTest, ClustersLaunchThroughLaunchKernelEx) {
-  create(metadata("[256, 1, 1]", "[4, 1, 1]",
-                  R"({"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": 4})",
-                  smallShared));
+  create(clusterMetadata(4, "scale.cubin"));
   void *stream = reinterpret_cast<void *>(0x5eed);
   ASSERT_EQ(launch(3, stream), QUACK_RT_OK) << error();
   ASSERT_EQ(fake().numLaunches(), 1);
   const fake_cuda_launch &l = *fake().launch(0);
   EXPECT_EQ(l.ex, 1);
   EXPECT_EQ(l.grid[0], 12u); // 3 rows x 4 CTAs
-  EXPECT_EQ(l.block[0], 256u);
+  EXPECT_EQ(l.block[0], 64u);
+  EXPECT_EQ(l.block[1], 2u);
   EXPECT_EQ(l.cluster[0], 4u);
   EXPECT_EQ(l.cluster[1], 1u);
   EXPECT_EQ(l.stream, stream);
@@ -320,9 +297,7 @@ TEST_F(LaunchTest, ClustersLaunchThroughLaunchKernelEx) {
 }
 
 TEST_F(LaunchTest, NonPortableClustersAreOptedInto) {
-  create(metadata("[128, 1, 1]", "[16, 1, 1]",
-                  R"({"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": 16})",
-                  smallShared));
+  create(clusterMetadata(16, "scale.cubin"));
   ASSERT_EQ(launch(2), QUACK_RT_OK) << error();
   EXPECT_EQ(fake().funcAttribute(14), 1);
   EXPECT_EQ(fake().launch(0)->cluster[0], 16u);
@@ -330,9 +305,7 @@ TEST_F(LaunchTest, NonPortableClustersAreOptedInto) {
 }
 
 TEST_F(LaunchTest, ClustersTheDeviceCannotRunAreRefused) {
-  create(metadata("[128, 1, 1]", "[16, 1, 1]",
-                  R"({"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": 16})",
-                  smallShared));
+  create(clusterMetadata(16, "scale.cubin"));
   fake().setMaxClusters(0, 16);
   EXPECT_EQ(launch(2), QUACK_RT_ERROR_UNSUPPORTED);
   EXPECT_NE(error().find("cannot run a cluster of 16 CTAs"), std::string::npos)
@@ -342,34 +315,25 @@ TEST_F(LaunchTest, ClustersTheDeviceCannotRunAreRefused) {
   EXPECT_EQ(fake().count("cuModuleUnload"), fake().count("cuModuleLoadData"));
 }
 
-// A kernel with a sum over rows: dw = sum of x's rows, through a persistent
-// grid that writes partial sums to the workspace and a finishing launch.
-const char *const sumMetadata = R"({
-  "schema": 1, "kernel": "colsum", "symbol": "colsum_kernel",
-  "cubin": "colsum.cubin", "arch": "sm_90",
-  "bindings": {"N": 64, "T": "f32"},
-  "params": [
-    {"name": "M", "kind": "rows", "type": "i64"},
-    {"name": "x", "kind": "matrix", "role": "input", "dtype": "f32"},
-    {"name": "x.row_stride", "kind": "row_stride", "of": "x", "type": "i64"},
-    {"name": "dw", "kind": "row", "role": "output", "dtype": "f32"},
-    {"name": "workspace", "kind": "workspace", "role": "scratch", "dtype": "f32"}
-  ],
-  "N": 64, "alignment": 16,
-  "grid": {"kind": "persistent", "rows_per_cta": 4},
-  "block": [128, 1, 1], "cluster": [1, 1, 1],
-  "finish": {"symbol": "colsum_finish", "block": [256, 1, 1],
-             "columns_per_cta": 32, "outputs": ["dw"]},
-  "hash": "def456"
-})";
+// A kernel with a sum over rows (Inputs/colsum.json, which the Python
+// launch tests use too): dw = the sum of x's rows, through a persistent grid
+// of 4 rows per CTA that writes partial sums to the workspace, and a
+// finishing launch.
+std::string sumMetadata() {
+  std::ifstream in(QUACK_RUNTIME_TEST_INPUTS "/colsum.json");
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_FALSE(text.empty()) << QUACK_RUNTIME_TEST_INPUTS "/colsum.json";
+  return text;
+}
 
 TEST_F(LaunchTest, SumsOverRowsLaunchTheFinishingGrid) {
-  create(sumMetadata);
+  create(sumMetadata());
   // The finishing entry point takes three parameters (S, workspace, dw):
   // no more of any launch can be read.
   fake().setNumParams(3);
-  quack_rt_value sumArgs[4] = {pointer(0x10000), integer(64),
-                               pointer(0x30000), pointer(0x40000)};
+  quack_rt_value sumArgs[4] = {pointer(0x10000), integer(64), pointer(0x30000),
+                               pointer(0x40000)};
   auto run = [&](int64_t m) {
     err[0] = 0;
     return quack_rt_kernel_launch(kernel, m, sumArgs, 4, nullptr, err,
@@ -377,14 +341,14 @@ TEST_F(LaunchTest, SumsOverRowsLaunchTheFinishingGrid) {
   };
   // The stand-in keeps 2 CTAs per SM on 132 SMs resident: 264 row groups.
   uint64_t bytes = 0;
-  ASSERT_EQ(quack_rt_kernel_workspace_size(kernel, 100, &bytes, err,
-                                           sizeof(err)),
-            QUACK_RT_OK)
+  ASSERT_EQ(
+      quack_rt_kernel_workspace_size(kernel, 100, &bytes, err, sizeof(err)),
+      QUACK_RT_OK)
       << error();
   EXPECT_EQ(bytes, 25u * 4 * 64 * 4); // 25 groups of 4 rows, 64 f32 each
-  ASSERT_EQ(quack_rt_kernel_workspace_size(kernel, 10000, &bytes, err,
-                                           sizeof(err)),
-            QUACK_RT_OK);
+  ASSERT_EQ(
+      quack_rt_kernel_workspace_size(kernel, 10000, &bytes, err, sizeof(err)),
+      QUACK_RT_OK);
   EXPECT_EQ(bytes, 264u * 4 * 64 * 4);
 
   ASSERT_EQ(run(10000), QUACK_RT_OK) << error();
@@ -410,14 +374,11 @@ TEST_F(LaunchTest, SumsOverRowsLaunchTheFinishingGrid) {
 }
 
 TEST_F(LaunchTest, TensorMapsAreEncodedPerLaunchFromTheMetadata) {
-  std::string meta =
-      metadata("[64, 2, 1]", "[1, 1, 1]", rowsGrid, smallShared);
   // x through a tensor copy: boxes of 16 columns x 4 groups x 2 rows.
   const std::string hash = R"("hash": "abc123")";
-  meta.replace(meta.find(hash), hash.size(),
-               hash + R"(, "tensor_maps": [{"of": "x", "dtype": "f32",
-                  "columns": 64, "box": [16, 4, 2]}])");
-  create(meta);
+  create(replaced(scaleMetadata, hash,
+                  hash + R"(, "tensor_maps": [{"of": "x", "dtype": "f32",
+                     "columns": 64, "box": [16, 4, 2]}])"));
   fake().setNumParams(7); // M, five arguments, the map
   args[1].i = 80;         // x's rows 80 elements apart
   ASSERT_EQ(launch(5), QUACK_RT_OK) << error();
@@ -468,41 +429,20 @@ class ClusterFallbackTest : public LaunchTest {
 protected:
   void SetUp() override {
     LaunchTest::SetUp();
-    char pattern[] = "/tmp/quack-launch-test-XXXXXX";
-    const char *made = mkdtemp(pattern);
-    ASSERT_NE(made, nullptr);
-    dir = made;
-    for (int c : {16, 8, 4}) {
-      std::string meta = metadata(
-          "[128, 1, 1]", "[" + std::to_string(c) + ", 1, 1]",
-          R"({"kind": "rows", "rows_per_cta": 1, "ctas_per_rows": )" +
-              std::to_string(c) + "}",
-          smallShared);
-      std::string cubin = "c" + std::to_string(c) + ".cubin";
-      meta.replace(meta.find("scale.cubin"), 11, cubin);
-      if (c == 16) {
-        const std::string hash = R"("hash": "abc123")";
-        meta.replace(meta.find(hash), hash.size(),
-                     hash + R"(, "cluster_fallbacks": ["c8.json", "c4.json"])");
-      }
-      write("c" + std::to_string(c) + ".json", meta);
-      write(cubin, "// no real image");
-    }
+    for (const char *cubin : {"c16.cubin", "c8.cubin", "c4.cubin"})
+      dir.write(cubin, "// no real image");
+    dir.write("c8.json", clusterMetadata(8, "c8.cubin"));
+    dir.write("c4.json", clusterMetadata(4, "c4.cubin"));
+    dir.write("c16.json",
+              clusterMetadata(16, "c16.cubin", R"("c8.json", "c4.json")"));
   }
   void TearDown() override {
     LaunchTest::TearDown();
     unsetenv("QUACK_RT_MAX_CLUSTER_SIZE");
-    for (const std::string &f : files)
-      std::remove(f.c_str());
-    rmdir(dir.c_str());
-  }
-  void write(const std::string &name, const std::string &text) {
-    files.push_back(dir + "/" + name);
-    std::ofstream(files.back(), std::ios::binary) << text;
   }
   void load() {
-    ASSERT_EQ(quack_rt_kernel_load((dir + "/c16.json").c_str(), &kernel, err,
-                                   sizeof(err)),
+    ASSERT_EQ(quack_rt_kernel_load((dir.path + "/c16.json").c_str(), &kernel,
+                                   err, sizeof(err)),
               QUACK_RT_OK)
         << err;
     ASSERT_EQ(quack_rt_kernel_num_cluster_fallbacks(kernel), 2);
@@ -510,16 +450,15 @@ protected:
   unsigned inUse(std::string &note) {
     unsigned size = 0;
     char text[512] = {0};
-    EXPECT_EQ(quack_rt_kernel_cluster_in_use(kernel, &size, text,
-                                             sizeof(text), err, sizeof(err)),
+    EXPECT_EQ(quack_rt_kernel_cluster_in_use(kernel, &size, text, sizeof(text),
+                                             err, sizeof(err)),
               QUACK_RT_OK)
         << err;
     note = text;
     return size;
   }
 
-  std::string dir;
-  std::vector<std::string> files;
+  TempDir dir;
 };
 
 TEST_F(ClusterFallbackTest, TheOwnClusterServesWhereTheDeviceRunsIt) {
