@@ -6,7 +6,7 @@ log-sum-exp and the incoming gradient into dlogits in one pass. Both ignore
 rows whose target is `ignore_index`.
 """
 
-from . import _ops
+from . import _fast, _ops
 from ._launch import Launcher, float_bits  # noqa: F401
 
 __all__ = ["cross_entropy"]
@@ -17,6 +17,10 @@ _fwd = Launcher("cross_entropy_fwd", ("T", "N"), fixed={"IGNORE": "true"})
 # cross_entropy_bwd(M, x, x.row_stride, target, lse, dloss, ignore_index,
 #                   dx, dx.row_stride)
 _bwd = Launcher("cross_entropy_bwd", ("T", "N"), fixed={"IGNORE": "true"})
+_fast.register(_fast.CROSS_ENTROPY, _fwd, lambda t, n: (t, n))
+
+
+_REDUCTIONS = ("mean", "sum", "none")
 
 
 def _check(logits, target, reduction, ignore_index):
@@ -106,15 +110,22 @@ def cross_entropy(logits, target, reduction="mean", ignore_index=-100):
     """
     if _ops.torch is None:
         _ops.init_torch()
-    _check(logits, target, reduction, ignore_index)
     torch = _ops.torch
-    if (not logits.requires_grad or not torch.is_grad_enabled()) and (
-            not torch.compiler.is_compiling()):
-        # Nothing to differentiate: the kernel alone, without the cost of
-        # an autograd.Function (its context and saved tensors).
-        loss = _forward(logits, target, ignore_index, keep_lse=False)[0]
-    else:
-        loss = _function().apply(logits, target, ignore_index)
+    fast = _fast.cross_entropy
+    loss = None
+    if fast is not None and not torch.compiler.is_compiling() and (
+            reduction in _REDUCTIONS):
+        # Without autograd; None where the checked path below serves.
+        loss = fast(logits, target, ignore_index)
+    if loss is None:
+        _check(logits, target, reduction, ignore_index)
+        if (not logits.requires_grad or not torch.is_grad_enabled()) and (
+                not torch.compiler.is_compiling()):
+            # Nothing to differentiate: the kernel alone, without the cost
+            # of an autograd.Function (its context and saved tensors).
+            loss = _forward(logits, target, ignore_index, keep_lse=False)[0]
+        else:
+            loss = _function().apply(logits, target, ignore_index)
     if reduction == "none":
         return loss
     total = loss.sum()

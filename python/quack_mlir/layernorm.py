@@ -1,6 +1,6 @@
 """LayerNorm forward over the last dimension."""
 
-from . import _ops
+from . import _fast, _ops
 from ._launch import Launcher, float_bits
 from .rmsnorm import check_eps
 
@@ -10,6 +10,7 @@ _OP = "layer_norm"
 # layernorm_fwd(M, x, x.row_stride, w, b, eps, y, y.row_stride, mean, rstd)
 # Weight and bias in x's dtype.
 _kernel = Launcher("layernorm_fwd", ("T", "TW", "N"), fixed={"BIAS": "true"})
+_fast.register(_fast.LAYER_NORM, _kernel, lambda t, n: (t, t, n))
 
 
 def layer_norm_forward(x, weight, bias, eps, keep_stats=True):
@@ -135,6 +136,12 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5,
     """
     if _ops.torch is None:
         _ops.init_torch()
+    fast = _fast.layer_norm
+    if fast is not None and not _ops.torch.compiler.is_compiling():
+        # Without autograd; None where the checked path below serves.
+        out = fast(x, normalized_shape, weight, bias, eps, return_stats)
+        if out is not None:
+            return out
     _check_args(x, normalized_shape, weight, bias)
     check_eps(_OP, eps)
     if _ops.torch.compiler.is_compiling():

@@ -1,6 +1,6 @@
 """Softmax forward over the last dimension."""
 
-from . import _ops
+from . import _fast, _ops
 from ._launch import Launcher
 
 __all__ = ["softmax"]
@@ -8,6 +8,7 @@ __all__ = ["softmax"]
 _OP = "softmax"
 # softmax_fwd(M, x, x.row_stride, y, y.row_stride)
 _kernel = Launcher("softmax_fwd", ("T", "N"))
+_fast.register(_fast.SOFTMAX, _kernel, lambda t, n: (t, n))
 
 
 def softmax_forward(x):
@@ -72,6 +73,12 @@ def softmax(x, dim=-1):
     """
     if _ops.torch is None:
         _ops.init_torch()
+    fast = _fast.softmax
+    if fast is not None and dim == -1 and (
+            not _ops.torch.compiler.is_compiling()):
+        y = fast(x)
+        if y is not None:
+            return y
     _check_dim(x, dim)
     if _ops.torch.compiler.is_compiling():
         return _get_op()(x)

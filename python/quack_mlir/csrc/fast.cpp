@@ -1,0 +1,587 @@
+//===- fast.cpp - The eager ops' launch path in C++ ------------------------===//
+//
+// _quack_fast: the common case of each eager op (softmax, rmsnorm,
+// layer_norm, cross_entropy without autograd) checked, allocated and
+// launched in one C call, without the Python interpreter's per-attribute
+// cost. Every function returns None where its case is not the common one
+// (a CPU tensor, an odd layout, a tensor subclass, autograd, M = 0, another
+// current device, an allocation that failed); the Python op then takes its
+// own path, which words every error. So this file checks only what decides
+// between "launch" and "not mine", never what an error should say.
+//
+// Kernels are not found here. The first call of an (op, device, dtype, N)
+// asks the Python resolver (quack_mlir._fast.resolve), which goes through
+// the op's Launcher: the variant for the alignment of the call's pointers
+// and row strides, the alignment terms of its metadata, its handle and the
+// Python object that owns the handle (kept alive here until clear()).
+// Later calls compute the same alignment bits from those terms and launch
+// the remembered handle through quack_rt_kernel_launch, whose address the
+// package passes in.
+//
+// Built by scripts/build-torch-ext.sh against the torch the package runs
+// with; it links torch's C++ libraries and the Python C API, nothing of
+// MLIR, and calls the runtime only through the function pointer.
+//
+//===----------------------------------------------------------------------===//
+
+#include <Python.h>
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/ops/empty.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGraphsC10Utils.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/csrc/autograd/python_variable.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace {
+
+// quack_rt_kernel_launch (include/quack-c/Runtime.h); its quack_rt_value is
+// one 64-bit word.
+using LaunchFn = int (*)(void *kernel, int64_t m, const int64_t *args,
+                         int nargs, void *stream, char *err, size_t errLen);
+
+LaunchFn launchFn = nullptr;
+// resolve(op, device, dtype, n, args) -> (terms, handle, nargs, owner).
+PyObject *resolver = nullptr;
+// KernelError(status, message).
+PyObject *kernelError = nullptr;
+// torch.nn.Parameter: accepted beside exact tensors (weights).
+PyObject *parameterType = nullptr;
+
+enum Op : int { kSoftmax, kRmsnorm, kLayerNorm, kCrossEntropy };
+enum DType : int { kBF16, kF16, kF32 };
+constexpr int kElemSize[] = {2, 2, 4};
+constexpr int kMaxArgs = 16;
+// Alignment is decided by the bits below 256 (as _launch._ALIGN_CAP).
+constexpr uint64_t kAlignMask = 255;
+constexpr size_t kErrLen = 2048;
+// Rows of unread per-row statistics that go to the scratch buffer
+// (_ops._SCRATCH_ROWS).
+constexpr int64_t kScratchRows = 16384;
+constexpr int kMaxDevices = 64;
+
+struct Plan {
+  void *handle = nullptr;
+  PyObject *owner = nullptr;
+};
+
+// The variants of one (op, device, dtype, N), by alignment bits.
+struct Family {
+  // (argument index, scale): pointers (1) and row strides (element size).
+  std::vector<std::pair<int, int>> terms;
+  int nargs = 0;
+  Plan plans[kAlignMask + 1];
+
+  uint64_t bits(const int64_t *args) const {
+    uint64_t v = 0;
+    for (const auto &[index, scale] : terms)
+      v |= static_cast<uint64_t>(args[index]) * static_cast<uint64_t>(scale);
+    return v & kAlignMask;
+  }
+};
+
+std::unordered_map<uint64_t, std::unique_ptr<Family>> families;
+
+// One f32 buffer of kScratchRows per device for statistics nobody reads;
+// never freed (kernels on any stream may still be writing it).
+at::Tensor *scratch[kMaxDevices] = {};
+
+uint64_t familyKey(int op, int device, int dtype, int64_t n) {
+  return (static_cast<uint64_t>(n) << 24) |
+         (static_cast<uint64_t>(device) << 8) |
+         (static_cast<uint64_t>(dtype) << 4) | static_cast<uint64_t>(op);
+}
+
+int dtypeCode(c10::ScalarType t) {
+  switch (t) {
+  case c10::ScalarType::BFloat16:
+    return kBF16;
+  case c10::ScalarType::Half:
+    return kF16;
+  case c10::ScalarType::Float:
+    return kF32;
+  default:
+    return -1;
+  }
+}
+
+// A plain tensor (or a Parameter), not a subclass that may redefine what
+// its data is.
+const at::Tensor *asTensor(PyObject *obj) {
+  PyTypeObject *type = Py_TYPE(obj);
+  if (!THPVariable_CheckExact(obj) &&
+      type != reinterpret_cast<PyTypeObject *>(parameterType))
+    return nullptr;
+  return &THPVariable_Unpack(obj);
+}
+
+// A strided CUDA tensor on the current device.
+bool onDevice(const at::Tensor &t, int device) {
+  return t.is_cuda() && t.layout() == c10::kStrided &&
+         t.get_device() == device;
+}
+
+struct Rows {
+  int64_t m = 0, n = 0, stride = 0;
+  int dtype = -1, device = -1;
+};
+
+// x: [..., N] contiguous, or [M, N] with unit-stride rows that do not
+// overlap; M >= 1 on the current device. Fills `r`.
+bool fastRows(const at::Tensor &x, Rows &r) {
+  if (!x.is_cuda() || x.layout() != c10::kStrided)
+    return false;
+  r.dtype = dtypeCode(x.scalar_type());
+  int64_t nd = x.dim();
+  if (r.dtype < 0 || nd == 0)
+    return false;
+  r.n = x.size(nd - 1);
+  if (r.n <= 0 || r.n >= (int64_t(1) << 32))
+    return false;
+  if (x.is_contiguous()) {
+    r.m = x.numel() / r.n;
+    r.stride = r.n;
+  } else if (nd == 2 && (x.stride(1) == 1 || r.n == 1)) {
+    r.m = x.size(0);
+    r.stride = x.stride(0);
+    if (r.m > 1 && r.stride < r.n)
+      return false;
+  } else {
+    return false;
+  }
+  if (r.m <= 0)
+    return false;
+  if (r.m == 1)
+    r.stride = 0;
+  r.device = x.get_device();
+  return r.device >= 0 && r.device < kMaxDevices &&
+         r.device == c10::cuda::current_device();
+}
+
+// v: [length] of x's dtype (`dtype` >= 0) or f32, unit stride, on the
+// device.
+bool fastVector(const at::Tensor &v, int64_t length, c10::ScalarType dtype,
+                int device) {
+  return onDevice(v, device) && v.scalar_type() == dtype && v.dim() == 1 &&
+         v.size(0) == length && (length == 1 || v.stride(0) == 1);
+}
+
+at::Tensor emptyRows(const at::Tensor &x) {
+  return at::empty(x.sizes(), x.options());
+}
+
+at::Tensor emptyPerRow(const at::Tensor &x, int64_t m) {
+  return at::empty({m}, x.options().dtype(at::kFloat));
+}
+
+// Where a per-row statistic nobody reads goes.
+at::Tensor unreadPerRow(const at::Tensor &x, int64_t m, int device) {
+  if (m <= kScratchRows) {
+    if (scratch[device])
+      return *scratch[device];
+    // Not inside a graph capture, whose allocations are the graph's.
+    if (c10::cuda::currentStreamCaptureStatusMayInitCtx() ==
+        c10::cuda::CaptureStatus::None) {
+      scratch[device] = new at::Tensor(emptyPerRow(x, kScratchRows));
+      return *scratch[device];
+    }
+  }
+  return emptyPerRow(x, m);
+}
+
+// Asks the resolver for the variant serving `args`; null with a Python
+// error set on failure.
+const Plan *resolve(uint64_t key, int op, const Rows &r, const int64_t *args,
+                    int nargs) {
+  PyObject *tuple = PyTuple_New(nargs);
+  if (!tuple)
+    return nullptr;
+  for (int i = 0; i < nargs; ++i)
+    PyTuple_SET_ITEM(tuple, i, PyLong_FromLongLong(args[i]));
+  PyObject *res = PyObject_CallFunction(resolver, "iiiLN", op, r.device,
+                                        r.dtype, (long long)r.n, tuple);
+  if (!res)
+    return nullptr;
+  PyObject *terms, *handleObj, *owner;
+  int got;
+  if (!PyArg_ParseTuple(res, "OOiO", &terms, &handleObj, &got, &owner)) {
+    Py_DECREF(res);
+    return nullptr;
+  }
+  void *handle = PyLong_AsVoidPtr(handleObj);
+  auto &slot = families[key];
+  if (!slot) {
+    auto fam = std::make_unique<Family>();
+    PyObject *seq = PySequence_Fast(terms, "terms must be a sequence");
+    if (!seq) {
+      families.erase(key);
+      Py_DECREF(res);
+      return nullptr;
+    }
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); ++i) {
+      int index, scale;
+      if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &index,
+                            &scale) ||
+          index < 0 || index >= nargs) {
+        if (!PyErr_Occurred())
+          PyErr_SetString(PyExc_RuntimeError,
+                          "_quack_fast: alignment term out of range");
+        Py_DECREF(seq);
+        families.erase(key);
+        Py_DECREF(res);
+        return nullptr;
+      }
+      fam->terms.emplace_back(index, scale);
+    }
+    Py_DECREF(seq);
+    fam->nargs = got;
+    slot = std::move(fam);
+  }
+  if (PyErr_Occurred() || !handle || got != nargs || slot->nargs != nargs) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_RuntimeError,
+                   "_quack_fast: the kernel takes %d arguments after M, "
+                   "this op passes %d",
+                   got, nargs);
+    Py_DECREF(res);
+    return nullptr;
+  }
+  Plan &plan = slot->plans[slot->bits(args)];
+  Py_XDECREF(plan.owner);
+  Py_INCREF(owner);
+  plan.owner = owner;
+  plan.handle = handle;
+  Py_DECREF(res);
+  return &plan;
+}
+
+// Launches op's kernel for `r` with `args`. False with a Python error set
+// on failure.
+bool launch(int op, const Rows &r, const int64_t *args, int nargs) {
+  uint64_t key = familyKey(op, r.device, r.dtype, r.n);
+  const Plan *plan = nullptr;
+  auto it = families.find(key);
+  if (it != families.end()) {
+    const Plan &p = it->second->plans[it->second->bits(args)];
+    if (p.handle)
+      plan = &p;
+  }
+  if (!plan && !(plan = resolve(key, op, r, args, nargs)))
+    return false;
+  void *stream = c10::cuda::getCurrentCUDAStream(r.device).stream();
+  char err[kErrLen];
+  err[0] = 0;
+  int status = launchFn(plan->handle, r.m, args, nargs, stream, err, kErrLen);
+  if (status == 0)
+    return true;
+  PyObject *e = PyObject_CallFunction(kernelError, "is", status, err);
+  if (e) {
+    PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(e)), e);
+    Py_DECREF(e);
+  }
+  return false;
+}
+
+int64_t pointer(const at::Tensor &t) {
+  return reinterpret_cast<int64_t>(t.data_ptr());
+}
+
+int64_t doubleBits(double v) {
+  int64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
+PyObject *wrap(at::Tensor t) { return THPVariable_Wrap(std::move(t)); }
+
+// (a, b, ...) from tensors, or null with the Python error set.
+template <typename... Ts> PyObject *wrapTuple(Ts &&...ts) {
+  PyObject *items[] = {wrap(std::move(ts))...};
+  constexpr Py_ssize_t size = sizeof...(Ts);
+  PyObject *tuple = PyTuple_New(size);
+  for (Py_ssize_t i = 0; i < size; ++i) {
+    if (!items[i] || !tuple) {
+      for (PyObject *item : items)
+        Py_XDECREF(item);
+      Py_XDECREF(tuple);
+      return nullptr;
+    }
+  }
+  for (Py_ssize_t i = 0; i < size; ++i)
+    PyTuple_SET_ITEM(tuple, i, items[i]);
+  return tuple;
+}
+
+// The call has `want` arguments and init() has run; else a Python error.
+bool ready(const char *signature, Py_ssize_t nargs, Py_ssize_t want) {
+  if (nargs != want) {
+    PyErr_Format(PyExc_TypeError, "_quack_fast.%s takes %zd arguments, got %zd",
+                 signature, want, nargs);
+    return false;
+  }
+  if (launchFn)
+    return true;
+  PyErr_SetString(PyExc_RuntimeError, "_quack_fast: init() was not called");
+  return false;
+}
+
+#define QUACK_FAST_NONE                                                        \
+  do {                                                                         \
+    Py_RETURN_NONE;                                                            \
+  } while (0)
+
+// Allocation failures and other torch errors fall back to the Python path,
+// which raises torch's own exception.
+#define QUACK_FAST_TRY try {
+#define QUACK_FAST_CATCH                                                       \
+  }                                                                            \
+  catch (const std::exception &) {                                             \
+    if (PyErr_Occurred())                                                      \
+      return nullptr;                                                          \
+    Py_RETURN_NONE;                                                            \
+  }
+
+// softmax(x) -> y | None
+PyObject *softmax(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!ready("softmax(x)", nargs, 1))
+    return nullptr;
+  QUACK_FAST_TRY
+  const at::Tensor *x = asTensor(args[0]);
+  Rows r;
+  if (!x || !fastRows(*x, r))
+    QUACK_FAST_NONE;
+  at::Tensor y = emptyRows(*x);
+  // softmax_fwd(M, x, x.row_stride, y, y.row_stride)
+  int64_t a[] = {pointer(*x), r.stride, pointer(y), r.m > 1 ? r.n : 0};
+  if (!launch(kSoftmax, r, a, 4))
+    return nullptr;
+  return wrap(std::move(y));
+  QUACK_FAST_CATCH
+}
+
+// rmsnorm(x, weight, eps, keep_rstd) -> y | (y, rstd) | None
+PyObject *rmsnorm(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!ready("rmsnorm(x, weight, eps, keep_rstd)", nargs, 4))
+    return nullptr;
+  QUACK_FAST_TRY
+  const at::Tensor *x = asTensor(args[0]);
+  const at::Tensor *w = asTensor(args[1]);
+  Rows r;
+  if (!x || !w || !PyFloat_CheckExact(args[2]) || !fastRows(*x, r) ||
+      !fastVector(*w, r.n, x->scalar_type(), r.device))
+    QUACK_FAST_NONE;
+  if (at::GradMode::is_enabled() && (x->requires_grad() || w->requires_grad()))
+    QUACK_FAST_NONE;
+  if (!PyBool_Check(args[3]))
+    QUACK_FAST_NONE;
+  bool keep = args[3] == Py_True;
+  at::Tensor y = emptyRows(*x);
+  at::Tensor rstd = keep ? emptyPerRow(*x, r.m) : unreadPerRow(*x, r.m,
+                                                               r.device);
+  // rmsnorm_fwd(M, x, x.row_stride, w, eps, y, y.row_stride, rstd)
+  int64_t a[] = {pointer(*x),
+                 r.stride,
+                 pointer(*w),
+                 doubleBits(PyFloat_AS_DOUBLE(args[2])),
+                 pointer(y),
+                 r.m > 1 ? r.n : 0,
+                 pointer(rstd)};
+  if (!launch(kRmsnorm, r, a, 7))
+    return nullptr;
+  if (!keep)
+    return wrap(std::move(y));
+  return wrapTuple(std::move(y), std::move(rstd));
+  QUACK_FAST_CATCH
+}
+
+// N from layer_norm's normalized_shape when it is N, (N,) or [N] (or a
+// torch.Size); else -1.
+int64_t normalizedN(PyObject *shape) {
+  PyObject *item = shape;
+  if (PyTuple_Check(shape) && PyTuple_GET_SIZE(shape) == 1)
+    item = PyTuple_GET_ITEM(shape, 0);
+  else if (PyList_CheckExact(shape) && PyList_GET_SIZE(shape) == 1)
+    item = PyList_GET_ITEM(shape, 0);
+  if (!PyLong_CheckExact(item))
+    return -1;
+  int64_t n = PyLong_AsLongLong(item);
+  if (n == -1 && PyErr_Occurred())
+    PyErr_Clear();
+  return n;
+}
+
+// layer_norm(x, normalized_shape, weight, bias, eps, keep_stats)
+//   -> y | (y, mean, rstd) | None
+PyObject *layerNorm(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!ready("layer_norm(x, normalized_shape, weight, bias, eps, keep_stats)",
+             nargs, 6))
+    return nullptr;
+  QUACK_FAST_TRY
+  const at::Tensor *x = asTensor(args[0]);
+  const at::Tensor *w = asTensor(args[2]);
+  const at::Tensor *b = asTensor(args[3]);
+  Rows r;
+  if (!x || !w || !b || !PyFloat_CheckExact(args[4]) || !fastRows(*x, r) ||
+      normalizedN(args[1]) != r.n ||
+      !fastVector(*w, r.n, x->scalar_type(), r.device) ||
+      !fastVector(*b, r.n, x->scalar_type(), r.device))
+    QUACK_FAST_NONE;
+  if (at::GradMode::is_enabled() &&
+      (x->requires_grad() || w->requires_grad() || b->requires_grad()))
+    QUACK_FAST_NONE;
+  if (!PyBool_Check(args[5]))
+    QUACK_FAST_NONE;
+  bool keep = args[5] == Py_True;
+  at::Tensor y = emptyRows(*x);
+  // Unkept, the kernel writes both statistics of a row to one buffer in
+  // turn, and nothing reads it.
+  at::Tensor mean =
+      keep ? emptyPerRow(*x, r.m) : unreadPerRow(*x, r.m, r.device);
+  at::Tensor rstd = keep ? emptyPerRow(*x, r.m) : mean;
+  // layernorm_fwd(M, x, x.row_stride, w, b, eps, y, y.row_stride, mean,
+  //               rstd)
+  int64_t a[] = {pointer(*x),
+                 r.stride,
+                 pointer(*w),
+                 pointer(*b),
+                 doubleBits(PyFloat_AS_DOUBLE(args[4])),
+                 pointer(y),
+                 r.m > 1 ? r.n : 0,
+                 pointer(mean),
+                 pointer(rstd)};
+  if (!launch(kLayerNorm, r, a, 9))
+    return nullptr;
+  if (!keep)
+    return wrap(std::move(y));
+  return wrapTuple(std::move(y), std::move(mean), std::move(rstd));
+  QUACK_FAST_CATCH
+}
+
+// cross_entropy(logits, target, ignore_index) -> per-row loss | None
+PyObject *crossEntropy(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!ready("cross_entropy(logits, target, ignore_index)", nargs, 3))
+    return nullptr;
+  QUACK_FAST_TRY
+  const at::Tensor *x = asTensor(args[0]);
+  const at::Tensor *t = asTensor(args[1]);
+  Rows r;
+  if (!x || !t || !PyLong_CheckExact(args[2]) || x->dim() != 2 ||
+      !fastRows(*x, r) || !fastVector(*t, r.m, at::kLong, r.device))
+    QUACK_FAST_NONE;
+  if (at::GradMode::is_enabled() && x->requires_grad())
+    QUACK_FAST_NONE;
+  int overflow = 0;
+  long long ignore = PyLong_AsLongLongAndOverflow(args[2], &overflow);
+  if (overflow || (ignore == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    QUACK_FAST_NONE;
+  }
+  at::Tensor loss = emptyPerRow(*x, r.m);
+  at::Tensor lse = unreadPerRow(*x, r.m, r.device);
+  // cross_entropy_fwd(M, x, x.row_stride, target, ignore_index, loss, lse)
+  int64_t a[] = {pointer(*x), r.stride,     pointer(*t),
+                 ignore,      pointer(loss), pointer(lse)};
+  if (!launch(kCrossEntropy, r, a, 6))
+    return nullptr;
+  return wrap(std::move(loss));
+  QUACK_FAST_CATCH
+}
+
+// init(launch_address, resolve, KernelError, Parameter)
+PyObject *init(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 4) {
+    PyErr_SetString(PyExc_TypeError,
+                    "_quack_fast.init(launch_address, resolve, KernelError, "
+                    "Parameter) takes 4 arguments");
+    return nullptr;
+  }
+  void *address = PyLong_AsVoidPtr(args[0]);
+  if (!address) {
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_ValueError,
+                      "_quack_fast.init: the launch address is null");
+    return nullptr;
+  }
+  if (!PyCallable_Check(args[1]) || !PyCallable_Check(args[2]) ||
+      !PyType_Check(args[3])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "_quack_fast.init: resolve and KernelError must be "
+                    "callable and Parameter a type");
+    return nullptr;
+  }
+  for (int i = 1; i < 4; ++i)
+    Py_INCREF(args[i]);
+  Py_XDECREF(resolver);
+  Py_XDECREF(kernelError);
+  Py_XDECREF(parameterType);
+  resolver = args[1];
+  kernelError = args[2];
+  parameterType = args[3];
+  launchFn = reinterpret_cast<LaunchFn>(address);
+  Py_RETURN_NONE;
+}
+
+// clear(): forgets every remembered variant (a new bundle).
+PyObject *clear(PyObject *, PyObject *) {
+  // Moved out first: releasing an owner may run Python code.
+  auto old = std::move(families);
+  families.clear();
+  for (auto &entry : old)
+    for (Plan &plan : entry.second->plans)
+      Py_XDECREF(plan.owner);
+  Py_RETURN_NONE;
+}
+
+// size(): how many variants are remembered (for tests).
+PyObject *size(PyObject *, PyObject *) {
+  Py_ssize_t count = 0;
+  for (auto &entry : families)
+    for (const Plan &plan : entry.second->plans)
+      count += plan.handle != nullptr;
+  return PyLong_FromSsize_t(count);
+}
+
+PyMethodDef methods[] = {
+    {"init", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(init)),
+     METH_FASTCALL, "init(launch_address, resolve, KernelError, Parameter)"},
+    {"clear", clear, METH_NOARGS, "Forgets every remembered variant."},
+    {"size", size, METH_NOARGS, "The number of remembered variants."},
+    {"softmax",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(softmax)),
+     METH_FASTCALL, "softmax(x) -> y, or None where the Python path serves"},
+    {"rmsnorm",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(rmsnorm)),
+     METH_FASTCALL,
+     "rmsnorm(x, weight, eps, keep_rstd) -> y or (y, rstd), or None"},
+    {"layer_norm",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(layerNorm)),
+     METH_FASTCALL,
+     "layer_norm(x, normalized_shape, weight, bias, eps, keep_stats) -> y "
+     "or (y, mean, rstd), or None"},
+    {"cross_entropy",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(crossEntropy)),
+     METH_FASTCALL,
+     "cross_entropy(logits, target, ignore_index) -> per-row loss, or None"},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef moduleDef = {PyModuleDef_HEAD_INIT,
+                         "_quack_fast",
+                         "The eager ops' launch path in C++.",
+                         -1,
+                         methods,
+                         nullptr,
+                         nullptr,
+                         nullptr,
+                         nullptr};
+
+} // namespace
+
+PyMODINIT_FUNC PyInit__quack_fast() { return PyModule_Create(&moduleDef); }

@@ -1,0 +1,174 @@
+"""GPU tests of the eager ops' C++ launch path (_quack_fast).
+
+Every op's fast result is compared bit for bit with the checked Python path
+(the same kernel variant must give the same bits), and the module's count
+of remembered variants shows which calls it served. Skipped, visibly, where
+the module is not built (scripts/build-torch-ext.sh) unless QUACK_MLIR_FAST=1
+asks for it, which makes its absence a failure.
+"""
+
+import os
+
+import pytest
+
+from gpu_common import seed_for, torch
+
+import quack_mlir  # noqa: E402
+from quack_mlir import _fast  # noqa: E402
+from quack_mlir.cross_entropy import _forward as ce_forward  # noqa: E402
+from quack_mlir.layernorm import layer_norm_forward  # noqa: E402
+from quack_mlir.rmsnorm import rmsnorm_forward  # noqa: E402
+from quack_mlir.softmax import softmax_forward  # noqa: E402
+
+_INFO = _fast.info()
+if not _INFO["active"]:
+    if os.environ.get("QUACK_MLIR_FAST") == "1":
+        raise AssertionError("QUACK_MLIR_FAST=1 but the fast path is off: "
+                             + _INFO["reason"])
+    pytest.skip("the C++ launch path is not in use: " + _INFO["reason"],
+                allow_module_level=True)
+
+DTYPES = [torch.bfloat16, torch.float16, torch.float32]
+SHAPES = [(1, 4096), (3, 1000), (1024, 4096), (64, 65536)]
+
+
+@pytest.fixture(autouse=True)
+def _seed(request):
+    torch.manual_seed(seed_for(request.node.name))
+
+
+def served(fn):
+    """Runs fn(); returns its result and whether the fast path launched
+    (a first launch of a variant adds one to the module's count, a later
+    one leaves it: so each check runs fn twice on fresh caches)."""
+    quack_mlir.set_bundle(quack_mlir.get_bundle())
+    before = _fast.info()["variants"]
+    out = fn()
+    return out, _fast.info()["variants"] > before
+
+
+def same(a, b):
+    """Bit for bit (NaN included)."""
+    assert a.shape == b.shape and a.dtype == b.dtype
+    assert torch.equal(a.contiguous().view(torch.uint8),
+                       b.contiguous().view(torch.uint8)), \
+        "fast and Python paths differ"
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["bf16", "f16", "f32"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_softmax(dtype, shape):
+    x = torch.randn(*shape, device="cuda", dtype=dtype) * 3
+    y, fast = served(lambda: quack_mlir.softmax(x))
+    assert fast
+    same(y, softmax_forward(x))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["bf16", "f16", "f32"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_rmsnorm(dtype, shape):
+    x = torch.randn(*shape, device="cuda", dtype=dtype)
+    w = torch.randn(shape[1], device="cuda", dtype=dtype)
+    (y, rstd), fast = served(
+        lambda: quack_mlir.rmsnorm(x, w, 1e-5, return_rstd=True))
+    assert fast
+    y0, rstd0 = rmsnorm_forward(x, w, 1e-5)
+    same(y, y0)
+    same(rstd, rstd0)
+    same(quack_mlir.rmsnorm(x, w, 1e-5), y0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["bf16", "f16", "f32"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_layer_norm(dtype, shape):
+    n = shape[1]
+    x = torch.randn(*shape, device="cuda", dtype=dtype) + 1
+    w = torch.randn(n, device="cuda", dtype=dtype)
+    b = torch.randn(n, device="cuda", dtype=dtype)
+    out, fast = served(lambda: quack_mlir.layer_norm(
+        x, (n,), w, b, 1e-5, return_stats=True))
+    assert fast
+    ref = layer_norm_forward(x, w, b, 1e-5)
+    for a, r in zip(out, ref):
+        same(a, r)
+    for ns in (n, [n], torch.Size([n])):
+        same(quack_mlir.layer_norm(x, ns, w, b, 1e-5), ref[0])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["bf16", "f16", "f32"])
+@pytest.mark.parametrize("shape", [(1, 1000), (1024, 4096), (64, 65536)],
+                         ids=lambda s: f"{s[0]}x{s[1]}")
+def test_cross_entropy(dtype, shape):
+    m, n = shape
+    x = torch.randn(m, n, device="cuda", dtype=dtype) * 2
+    t = torch.randint(0, n, (m,), device="cuda")
+    t[::3] = -100
+    loss, fast = served(
+        lambda: quack_mlir.cross_entropy(x, t, reduction="none"))
+    assert fast
+    same(loss, ce_forward(x, t, -100)[0])
+    mean = quack_mlir.cross_entropy(x, t)
+    ref = torch.nn.functional.cross_entropy(x.double(), t)
+    assert abs(mean.item() - ref.item()) <= 1e-2 * abs(ref.item()) + 1e-6
+
+
+def test_alignment_classes_and_strides():
+    """A view one element off, a row stride wider than N and one that breaks
+    16-byte alignment: each is its own variant, each right."""
+    n = 4096
+    base = torch.randn(64 * (n + 8) + 8, device="cuda", dtype=torch.bfloat16)
+    for offset, stride in ((0, n), (1, n), (0, n + 8), (0, n + 1)):
+        x = base[offset:offset + 64 * stride].view(64, stride)[:, :n]
+        y, fast = served(lambda: quack_mlir.softmax(x))
+        assert fast
+        same(y, softmax_forward(x))
+        ref = torch.softmax(x.double(), -1)
+        assert (y.double() - ref).abs().max().item() < 1e-2
+
+
+def test_declines_what_the_python_path_serves():
+    """Autograd, an int eps, a tensor subclass, M = 0 and a wrong device
+    index all go to the Python path (which words any error)."""
+    n = 1024
+    x = torch.randn(8, n, device="cuda", requires_grad=True)
+    w = torch.randn(n, device="cuda")
+    y, fast = served(lambda: quack_mlir.rmsnorm(x, w, 1e-6))
+    assert not fast and y.grad_fn is not None
+    y.sum().backward()
+    assert x.grad is not None
+    _, fast = served(lambda: quack_mlir.rmsnorm(x.detach(), w, 0))
+    assert not fast
+    empty = torch.empty(0, n, device="cuda")
+    _, fast = served(lambda: quack_mlir.softmax(empty))
+    assert not fast
+    with pytest.raises(ValueError, match="weight must have shape"):
+        quack_mlir.rmsnorm(x.detach(), w[:-1], 1e-6)
+    with pytest.raises(TypeError, match="dtype"):
+        quack_mlir.softmax(x.detach().double())
+    with pytest.raises(ValueError, match="normalized_shape"):
+        quack_mlir.layer_norm(x.detach(), n + 1, w, w)
+    p = torch.nn.Parameter(w.clone())
+    with torch.no_grad():
+        _, fast = served(lambda: quack_mlir.rmsnorm(x.detach(), p, 1e-6))
+    assert fast
+
+
+def test_stream_and_graph_capture():
+    """Launches on the current stream, and inside a CUDA graph capture once
+    the variant is known."""
+    x = torch.randn(256, 8192, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(8192, device="cuda", dtype=torch.bfloat16)
+    ref = rmsnorm_forward(x, w, 1e-6)[0]
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y = quack_mlir.rmsnorm(x, w, 1e-6)
+    torch.cuda.current_stream().wait_stream(s)
+    same(y, ref)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        yg = quack_mlir.rmsnorm(x, w, 1e-6)
+    x.copy_(torch.randn_like(x))
+    g.replay()
+    torch.cuda.synchronize()
+    same(yg, rmsnorm_forward(x, w, 1e-6)[0])
