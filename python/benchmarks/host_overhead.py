@@ -263,6 +263,10 @@ def main(argv=None):
     print(f"N={args.n} {args.dtype}; median of {args.reps} loops of "
           f"{args.calls} calls (us per call; min in parentheses)")
     print(f"quack_mlir from {os.path.dirname(qm.__file__)}")
+    from quack_mlir import _fast
+    fast = _fast.info()
+    print("C++ launch path: " + (f"in use ({fast['path']})" if fast["active"]
+                                 else f"not in use ({fast['reason']})"))
     rows = []
     for name in names:
         desc, make = ops[name]
@@ -307,7 +311,8 @@ def main(argv=None):
             json.dump({"device": torch.cuda.get_device_name(),
                        "torch": torch.__version__, "n": args.n,
                        "dtype": args.dtype, "calls": args.calls,
-                       "reps": args.reps, "rows": rows}, f, indent=1)
+                       "reps": args.reps, "fast_path": fast["active"],
+                       "rows": rows}, f, indent=1)
     return 0
 
 
