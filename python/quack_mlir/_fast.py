@@ -2,7 +2,8 @@
 is built.
 
 Each op asks for its entry point here (`_fast.softmax`, `_fast.rmsnorm`,
-`_fast.layer_norm`, `_fast.cross_entropy`): None where the module is not
+`_fast.layer_norm`, `_fast.cross_entropy`, `_fast.rmsnorm_backward`,
+`_fast.layer_norm_backward`): None where the module is not
 available, else a C function that checks, allocates and launches the common
 case of the op in one call and returns None for every other case, which the
 op's Python path then serves (and words the error of). The first use loads
@@ -32,9 +33,11 @@ from . import _kernels, _runtime
 __all__ = ["info", "FastPathError"]
 
 # Op ids (csrc/fast.cpp, enum Op) and dtype codes (enum DType).
-SOFTMAX, RMSNORM, LAYER_NORM, CROSS_ENTROPY = range(4)
+(SOFTMAX, RMSNORM, LAYER_NORM, CROSS_ENTROPY, RMSNORM_BWD,
+ LAYER_NORM_BWD) = range(6)
 _DTYPES = ("bf16", "f16", "f32")
-_NAMES = ("softmax", "rmsnorm", "layer_norm", "cross_entropy")
+_NAMES = ("softmax", "rmsnorm", "layer_norm", "cross_entropy",
+          "rmsnorm_backward", "layer_norm_backward")
 
 # op id -> (Launcher, bindings key from (T, N)); registered by the ops.
 _launchers = {}
@@ -116,10 +119,11 @@ def _load():
         spec.loader.exec_module(module)
         import ctypes
         lib = _runtime.load_library()
-        address = ctypes.cast(lib.quack_rt_kernel_launch,
-                              ctypes.c_void_p).value
-        module.init(address, resolve, _runtime.KernelError,
-                    torch.nn.Parameter)
+        def address(fn):
+            return ctypes.cast(fn, ctypes.c_void_p).value
+        module.init(address(lib.quack_rt_kernel_launch),
+                    address(lib.quack_rt_kernel_workspace_size), resolve,
+                    _runtime.KernelError, torch.nn.Parameter)
     except (ImportError, OSError, FastPathError,
             _runtime.RuntimeLibraryError) as e:
         _reason = f"{path or 'module'}: {e}"
@@ -162,6 +166,8 @@ softmax = _first("softmax")
 rmsnorm = _first("rmsnorm")
 layer_norm = _first("layer_norm")
 cross_entropy = _first("cross_entropy")
+rmsnorm_backward = _first("rmsnorm_backward")
+layer_norm_backward = _first("layer_norm_backward")
 
 
 def info():

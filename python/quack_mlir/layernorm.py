@@ -162,7 +162,12 @@ def _autograd_function():
     class LayerNorm(_ops.torch.autograd.Function):
         @staticmethod
         def forward(ctx, x, weight, bias, eps):
-            y, mean, rstd = layer_norm_forward(x, weight, bias, eps)
+            # Grad mode is off in here: the C++ path serves (or None).
+            fast = _fast.layer_norm
+            out = (fast(x, x.shape[-1:], weight, bias, eps, True)
+                   if fast is not None else None)
+            y, mean, rstd = out if out is not None else layer_norm_forward(
+                x, weight, bias, eps)
             # No zeros for the gradients of mean and rstd (non-
             # differentiable, never read): two allocations and fills less
             # per backward. dy is then None when no gradient reaches y.
@@ -199,6 +204,7 @@ else:
 #               dx.row_stride, dw, db, workspace)
 _bwd_kernel = Launcher("layernorm_bwd", ("T", "TW", "N"),
                        fixed={"BIAS": "true"})
+_fast.register(_fast.LAYER_NORM_BWD, _bwd_kernel, lambda t, n: (t, t, n))
 
 
 def layer_norm_backward(dy, x, weight, mean, rstd):
@@ -208,6 +214,17 @@ def layer_norm_backward(dy, x, weight, mean, rstd):
     and rstd: the forward's per-row f32 statistics, shape [M]. dweight and
     dbias sum over all rows in f32 and are rounded once to weight's dtype.
     """
+    fast = _fast.layer_norm_backward
+    if fast is not None:
+        out = fast(dy, x, weight, mean, rstd)
+        if out is not None:
+            return out
+    return layer_norm_backward_checked(dy, x, weight, mean, rstd)
+
+
+def layer_norm_backward_checked(dy, x, weight, mean, rstd):
+    """layer_norm_backward through the Python path, validating
+    everything."""
     op = "layer_norm_backward"
     if _ops.torch is None:
         _ops.init_torch()

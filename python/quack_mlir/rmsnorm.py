@@ -123,7 +123,11 @@ def _autograd_function():
     class RMSNorm(_ops.torch.autograd.Function):
         @staticmethod
         def forward(ctx, x, weight, eps):
-            y, rstd = rmsnorm_forward(x, weight, eps)
+            # Grad mode is off in here: the C++ path serves (or None).
+            fast = _fast.rmsnorm
+            out = fast(x, weight, eps, True) if fast is not None else None
+            y, rstd = out if out is not None else rmsnorm_forward(
+                x, weight, eps)
             # No zeros for the gradient of rstd (non-differentiable, never
             # read): that would be one more allocation and fill per
             # backward. dy is then None when no gradient reaches y.
@@ -162,6 +166,7 @@ else:
 #             dx.row_stride, dw, workspace)
 _bwd_kernel = Launcher("rmsnorm_bwd", ("T", "TW", "N"),
                        fixed={"RESIDUAL": "false", "OFFSET": "false"})
+_fast.register(_fast.RMSNORM_BWD, _bwd_kernel, lambda t, n: (t, t, n))
 
 
 def rmsnorm_backward(dy, x, weight, rstd):
@@ -171,6 +176,16 @@ def rmsnorm_backward(dy, x, weight, rstd):
     the forward's per-row f32 rsqrt(mean(x * x) + eps), shape [M]. dweight
     sums over all rows in f32 and is rounded once to weight's dtype.
     """
+    fast = _fast.rmsnorm_backward
+    if fast is not None:
+        out = fast(dy, x, weight, rstd)
+        if out is not None:
+            return out
+    return rmsnorm_backward_checked(dy, x, weight, rstd)
+
+
+def rmsnorm_backward_checked(dy, x, weight, rstd):
+    """rmsnorm_backward through the Python path, validating everything."""
     op = "rmsnorm_backward"
     if _ops.torch is None:
         _ops.init_torch()

@@ -73,12 +73,17 @@ print(info["active"], info["variants"], bool(info["path"]))
 x = torch.randn(4, 8)
 w = torch.ones(8)
 t = torch.zeros(4, dtype=torch.long)
+r = torch.ones(4)
 print(_fast.softmax(x), _fast.rmsnorm(x, w, 1e-6, False),
       _fast.layer_norm(x, 8, w, w, 1e-5, True),
-      _fast.cross_entropy(x, t, -100), _fast.softmax("x"))
+      _fast.cross_entropy(x, t, -100), _fast.softmax("x"),
+      _fast.rmsnorm_backward(x, x, w, r),
+      _fast.layer_norm_backward(x, x, w, r, r))
 for call in (lambda: qm.softmax(x), lambda: qm.rmsnorm(x, w),
              lambda: qm.layer_norm(x, 8, w, w),
-             lambda: qm.cross_entropy(x, t)):
+             lambda: qm.cross_entropy(x, t),
+             lambda: qm.rmsnorm_backward(x, x, w, r),
+             lambda: qm.layer_norm_backward(x, x, w, r, r)):
     try:
         call()
     except ValueError as e:
@@ -90,12 +95,13 @@ for call in (lambda: _fast.softmax(), lambda: _fast.rmsnorm(x, w)):
         print(e)
 """, {"QUACK_MLIR_FAST_LIB": str(module_dir)}).stdout.splitlines()
     assert out[0] == "True 0 True"
-    assert out[1] == "None None None None None"
-    assert out[2:6] == [f"{op}: x must be on a CUDA device, it is on cpu"
+    assert out[1] == "None None None None None None None"
+    assert out[2:8] == [f"{op}: x must be on a CUDA device, it is on cpu"
                         for op in ("softmax", "rmsnorm", "layer_norm",
-                                   "cross_entropy")]
-    assert out[6] == "_quack_fast.softmax(x) takes 1 arguments, got 0"
-    assert out[7].startswith("_quack_fast.rmsnorm(x, weight, eps, keep_rstd)"
+                                   "cross_entropy", "rmsnorm_backward",
+                                   "layer_norm_backward")]
+    assert out[8] == "_quack_fast.softmax(x) takes 1 arguments, got 0"
+    assert out[9].startswith("_quack_fast.rmsnorm(x, weight, eps, keep_rstd)"
                              " takes 4 arguments, got 2")
 
 
@@ -112,8 +118,9 @@ try:
     m.softmax(torch.randn(2, 2))
 except RuntimeError as e:
     print(e)
-for args in ((0, print, RuntimeError, int), (1, 2, RuntimeError, int),
-             (1, print, RuntimeError)):
+for args in ((0, 1, print, RuntimeError, int),
+             (1, 0, print, RuntimeError, int),
+             (1, 1, 2, RuntimeError, int), (1, 1, print, RuntimeError)):
     try:
         m.init(*args)
     except (ValueError, TypeError) as e:
@@ -121,11 +128,12 @@ for args in ((0, print, RuntimeError, int), (1, 2, RuntimeError, int),
 """).stdout.splitlines()
     assert out == [
         "_quack_fast: init() was not called",
-        "ValueError _quack_fast.init: the launch address is null",
+        "ValueError _quack_fast.init: a function address is null",
+        "ValueError _quack_fast.init: a function address is null",
         "TypeError _quack_fast.init: resolve and KernelError must be "
         "callable and Parameter a type",
-        "TypeError _quack_fast.init(launch_address, resolve, KernelError, "
-        "Parameter) takes 4 arguments"]
+        "TypeError _quack_fast.init(launch_address, workspace_size_address, "
+        "resolve, KernelError, Parameter) takes 5 arguments"]
 
 
 def test_switches(module_dir, tmp_path):

@@ -1,9 +1,10 @@
 //===- fast.cpp - The eager ops' launch path in C++ ------------------------===//
 //
 // _quack_fast: the common case of each eager op (softmax, rmsnorm,
-// layer_norm, cross_entropy without autograd) checked, allocated and
-// launched in one C call, without the Python interpreter's per-attribute
-// cost. Every function returns None where its case is not the common one
+// layer_norm, cross_entropy without autograd, and the direct backward of
+// the two norms, which their autograd functions call) checked, allocated
+// and launched in one C call, without the Python interpreter's
+// per-attribute cost. Every function returns None where its case is not the common one
 // (a CPU tensor, an odd layout, a tensor subclass, autograd, M = 0, another
 // current device, an allocation that failed); the Python op then takes its
 // own path, which words every error. So this file checks only what decides
@@ -48,7 +49,12 @@ namespace {
 using LaunchFn = int (*)(void *kernel, int64_t m, const int64_t *args,
                          int nargs, void *stream, char *err, size_t errLen);
 
+// quack_rt_kernel_workspace_size.
+using WorkspaceFn = int (*)(void *kernel, int64_t m, uint64_t *bytes,
+                            char *err, size_t errLen);
+
 LaunchFn launchFn = nullptr;
+WorkspaceFn workspaceFn = nullptr;
 // resolve(op, device, dtype, n, args) -> (terms, handle, nargs, owner).
 PyObject *resolver = nullptr;
 // KernelError(status, message).
@@ -56,7 +62,14 @@ PyObject *kernelError = nullptr;
 // torch.nn.Parameter: accepted beside exact tensors (weights).
 PyObject *parameterType = nullptr;
 
-enum Op : int { kSoftmax, kRmsnorm, kLayerNorm, kCrossEntropy };
+enum Op : int {
+  kSoftmax,
+  kRmsnorm,
+  kLayerNorm,
+  kCrossEntropy,
+  kRmsnormBwd,
+  kLayerNormBwd
+};
 enum DType : int { kBF16, kF16, kF32 };
 constexpr int kElemSize[] = {2, 2, 4};
 constexpr int kMaxArgs = 16;
@@ -71,7 +84,14 @@ constexpr int kMaxDevices = 64;
 struct Plan {
   void *handle = nullptr;
   PyObject *owner = nullptr;
+  // Workspace bytes by M, for kernels with sums over rows (the size
+  // depends on the variant, M and the device, which the family fixes).
+  std::unordered_map<int64_t, uint64_t> workspace;
 };
+
+// Workspace sizes remembered per plan before the map starts over
+// (_launch._WS_CACHE_MAX).
+constexpr size_t kWorkspaceCacheMax = 256;
 
 // The variants of one (op, device, dtype, N), by alignment bits.
 struct Family {
@@ -199,7 +219,7 @@ at::Tensor unreadPerRow(const at::Tensor &x, int64_t m, int device) {
 
 // Asks the resolver for the variant serving `args`; null with a Python
 // error set on failure.
-const Plan *resolve(uint64_t key, int op, const Rows &r, const int64_t *args,
+Plan *resolve(uint64_t key, int op, const Rows &r, const int64_t *args,
                     int nargs) {
   PyObject *tuple = PyTuple_New(nargs);
   if (!tuple)
@@ -259,35 +279,87 @@ const Plan *resolve(uint64_t key, int op, const Rows &r, const int64_t *args,
   Py_INCREF(owner);
   plan.owner = owner;
   plan.handle = handle;
+  plan.workspace.clear();
   Py_DECREF(res);
   return &plan;
 }
 
-// Launches op's kernel for `r` with `args`. False with a Python error set
-// on failure.
-bool launch(int op, const Rows &r, const int64_t *args, int nargs) {
-  uint64_t key = familyKey(op, r.device, r.dtype, r.n);
-  const Plan *plan = nullptr;
-  auto it = families.find(key);
-  if (it != families.end()) {
-    const Plan &p = it->second->plans[it->second->bits(args)];
-    if (p.handle)
-      plan = &p;
-  }
-  if (!plan && !(plan = resolve(key, op, r, args, nargs)))
-    return false;
-  void *stream = c10::cuda::getCurrentCUDAStream(r.device).stream();
-  char err[kErrLen];
-  err[0] = 0;
-  int status = launchFn(plan->handle, r.m, args, nargs, stream, err, kErrLen);
-  if (status == 0)
-    return true;
+int64_t pointer(const at::Tensor &t);
+
+// Raises KernelError(status, err); returns false.
+bool raiseKernelError(int status, const char *err) {
   PyObject *e = PyObject_CallFunction(kernelError, "is", status, err);
   if (e) {
     PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(e)), e);
     Py_DECREF(e);
   }
   return false;
+}
+
+// The variant of op's kernel serving `args`; null with a Python error set
+// on failure.
+Plan *find(int op, const Rows &r, const int64_t *args, int nargs) {
+  uint64_t key = familyKey(op, r.device, r.dtype, r.n);
+  auto it = families.find(key);
+  if (it != families.end()) {
+    Plan &p = it->second->plans[it->second->bits(args)];
+    if (p.handle)
+      return &p;
+  }
+  return resolve(key, op, r, args, nargs);
+}
+
+// Launches `plan` over r.m rows with `args` on the current stream. False
+// with a Python error set on failure.
+bool launchPlan(const Plan &plan, const Rows &r, const int64_t *args,
+                int nargs) {
+  void *stream = c10::cuda::getCurrentCUDAStream(r.device).stream();
+  char err[kErrLen];
+  err[0] = 0;
+  int status = launchFn(plan.handle, r.m, args, nargs, stream, err, kErrLen);
+  return status == 0 || raiseKernelError(status, err);
+}
+
+// Launches op's kernel for `r` with `args`. False with a Python error set
+// on failure.
+bool launch(int op, const Rows &r, const int64_t *args, int nargs) {
+  const Plan *plan = find(op, r, args, nargs);
+  return plan && launchPlan(*plan, r, args, nargs);
+}
+
+// Like launch() for kernels with sums over rows, whose last argument is
+// the workspace: a fresh f32 workspace of the size the variant needs for
+// r.m rows (asked of the runtime once per M), allocated on the current
+// stream so that the caching allocator orders its reuse.
+bool launchWithWorkspace(int op, const Rows &r, const at::Tensor &like,
+                         int64_t *args, int nargs) {
+  // The placeholder is 0 while the variant is chosen, as in Python.
+  args[nargs - 1] = 0;
+  Plan *plan = find(op, r, args, nargs);
+  if (!plan)
+    return false;
+  uint64_t bytes;
+  auto it = plan->workspace.find(r.m);
+  if (it != plan->workspace.end()) {
+    bytes = it->second;
+  } else {
+    char err[kErrLen];
+    err[0] = 0;
+    int status = workspaceFn(plan->handle, r.m, &bytes, err, kErrLen);
+    if (status != 0)
+      return raiseKernelError(status, err);
+    if (plan->workspace.size() >= kWorkspaceCacheMax)
+      plan->workspace.clear();
+    plan->workspace.emplace(r.m, bytes);
+  }
+  at::Tensor ws;
+  if (bytes) {
+    ws = at::empty({static_cast<int64_t>((bytes + 3) / 4)},
+                   like.options().dtype(at::kFloat));
+    args[nargs - 1] = pointer(ws);
+  }
+  // `ws` lives until the launch is queued.
+  return launchPlan(*plan, r, args, nargs);
 }
 
 int64_t pointer(const at::Tensor &t) {
@@ -301,6 +373,13 @@ int64_t doubleBits(double v) {
 }
 
 PyObject *wrap(at::Tensor t) { return THPVariable_Wrap(std::move(t)); }
+
+// dy for rows x: x's dtype and shape, contiguous (what the Python path's
+// rows_like() takes without a second look), on the device.
+bool fastLike(const at::Tensor &v, const at::Tensor &x, int device) {
+  return onDevice(v, device) && v.scalar_type() == x.scalar_type() &&
+         v.sizes() == x.sizes() && v.is_contiguous();
+}
 
 // (a, b, ...) from tensors, or null with the Python error set.
 template <typename... Ts> PyObject *wrapTuple(Ts &&...ts) {
@@ -495,37 +574,103 @@ PyObject *crossEntropy(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   QUACK_FAST_CATCH
 }
 
-// init(launch_address, resolve, KernelError, Parameter)
+// rmsnorm_backward(dy, x, weight, rstd) -> (dx, dweight) | None
+PyObject *rmsnormBwd(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!ready("rmsnorm_backward(dy, x, weight, rstd)", nargs, 4))
+    return nullptr;
+  QUACK_FAST_TRY
+  const at::Tensor *dy = asTensor(args[0]);
+  const at::Tensor *x = asTensor(args[1]);
+  const at::Tensor *w = asTensor(args[2]);
+  const at::Tensor *rstd = asTensor(args[3]);
+  Rows r;
+  if (!dy || !x || !w || !rstd || !fastRows(*x, r) ||
+      !fastLike(*dy, *x, r.device) ||
+      !fastVector(*w, r.n, x->scalar_type(), r.device) ||
+      !fastVector(*rstd, r.m, at::kFloat, r.device))
+    QUACK_FAST_NONE;
+  at::Tensor dx = emptyRows(*x);
+  at::Tensor dw = at::empty({r.n}, w->options());
+  int64_t rowStride = r.m > 1 ? r.n : 0;
+  // rmsnorm_bwd(M, x, x.row_stride, w, dy, dy.row_stride, rstd, dx,
+  //             dx.row_stride, dw, workspace)
+  int64_t a[] = {pointer(*x),  r.stride,  pointer(*w),  pointer(*dy),
+                 rowStride,    pointer(*rstd), pointer(dx), rowStride,
+                 pointer(dw),  0};
+  if (!launchWithWorkspace(kRmsnormBwd, r, *x, a, 10))
+    return nullptr;
+  return wrapTuple(std::move(dx), std::move(dw));
+  QUACK_FAST_CATCH
+}
+
+// layer_norm_backward(dy, x, weight, mean, rstd) -> (dx, dweight, dbias)
+//   | None
+PyObject *layerNormBwd(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!ready("layer_norm_backward(dy, x, weight, mean, rstd)", nargs, 5))
+    return nullptr;
+  QUACK_FAST_TRY
+  const at::Tensor *dy = asTensor(args[0]);
+  const at::Tensor *x = asTensor(args[1]);
+  const at::Tensor *w = asTensor(args[2]);
+  const at::Tensor *mean = asTensor(args[3]);
+  const at::Tensor *rstd = asTensor(args[4]);
+  Rows r;
+  if (!dy || !x || !w || !mean || !rstd || !fastRows(*x, r) ||
+      !fastLike(*dy, *x, r.device) ||
+      !fastVector(*w, r.n, x->scalar_type(), r.device) ||
+      !fastVector(*mean, r.m, at::kFloat, r.device) ||
+      !fastVector(*rstd, r.m, at::kFloat, r.device))
+    QUACK_FAST_NONE;
+  at::Tensor dx = emptyRows(*x);
+  at::Tensor dw = at::empty({r.n}, w->options());
+  at::Tensor db = at::empty({r.n}, w->options());
+  int64_t rowStride = r.m > 1 ? r.n : 0;
+  // layernorm_bwd(M, x, x.row_stride, w, dy, dy.row_stride, mean, rstd, dx,
+  //               dx.row_stride, dw, db, workspace)
+  int64_t a[] = {pointer(*x),    r.stride,       pointer(*w), pointer(*dy),
+                 rowStride,      pointer(*mean), pointer(*rstd),
+                 pointer(dx),    rowStride,      pointer(dw), pointer(db),
+                 0};
+  if (!launchWithWorkspace(kLayerNormBwd, r, *x, a, 12))
+    return nullptr;
+  return wrapTuple(std::move(dx), std::move(dw), std::move(db));
+  QUACK_FAST_CATCH
+}
+
+// init(launch_address, workspace_size_address, resolve, KernelError,
+//      Parameter)
 PyObject *init(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-  if (nargs != 4) {
+  if (nargs != 5) {
     PyErr_SetString(PyExc_TypeError,
-                    "_quack_fast.init(launch_address, resolve, KernelError, "
-                    "Parameter) takes 4 arguments");
+                    "_quack_fast.init(launch_address, workspace_size_address, "
+                    "resolve, KernelError, Parameter) takes 5 arguments");
     return nullptr;
   }
-  void *address = PyLong_AsVoidPtr(args[0]);
-  if (!address) {
+  void *launch = PyLong_AsVoidPtr(args[0]);
+  void *workspace = launch ? PyLong_AsVoidPtr(args[1]) : nullptr;
+  if (!launch || !workspace) {
     if (!PyErr_Occurred())
       PyErr_SetString(PyExc_ValueError,
-                      "_quack_fast.init: the launch address is null");
+                      "_quack_fast.init: a function address is null");
     return nullptr;
   }
-  if (!PyCallable_Check(args[1]) || !PyCallable_Check(args[2]) ||
-      !PyType_Check(args[3])) {
+  if (!PyCallable_Check(args[2]) || !PyCallable_Check(args[3]) ||
+      !PyType_Check(args[4])) {
     PyErr_SetString(PyExc_TypeError,
                     "_quack_fast.init: resolve and KernelError must be "
                     "callable and Parameter a type");
     return nullptr;
   }
-  for (int i = 1; i < 4; ++i)
+  for (int i = 2; i < 5; ++i)
     Py_INCREF(args[i]);
   Py_XDECREF(resolver);
   Py_XDECREF(kernelError);
   Py_XDECREF(parameterType);
-  resolver = args[1];
-  kernelError = args[2];
-  parameterType = args[3];
-  launchFn = reinterpret_cast<LaunchFn>(address);
+  resolver = args[2];
+  kernelError = args[3];
+  parameterType = args[4];
+  launchFn = reinterpret_cast<LaunchFn>(launch);
+  workspaceFn = reinterpret_cast<WorkspaceFn>(workspace);
   Py_RETURN_NONE;
 }
 
@@ -551,7 +696,9 @@ PyObject *size(PyObject *, PyObject *) {
 
 PyMethodDef methods[] = {
     {"init", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(init)),
-     METH_FASTCALL, "init(launch_address, resolve, KernelError, Parameter)"},
+     METH_FASTCALL,
+     "init(launch_address, workspace_size_address, resolve, KernelError, "
+     "Parameter)"},
     {"clear", clear, METH_NOARGS, "Forgets every remembered variant."},
     {"size", size, METH_NOARGS, "The number of remembered variants."},
     {"softmax",
@@ -570,6 +717,15 @@ PyMethodDef methods[] = {
      reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(crossEntropy)),
      METH_FASTCALL,
      "cross_entropy(logits, target, ignore_index) -> per-row loss, or None"},
+    {"rmsnorm_backward",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(rmsnormBwd)),
+     METH_FASTCALL,
+     "rmsnorm_backward(dy, x, weight, rstd) -> (dx, dweight), or None"},
+    {"layer_norm_backward",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(layerNormBwd)),
+     METH_FASTCALL,
+     "layer_norm_backward(dy, x, weight, mean, rstd) -> (dx, dweight, "
+     "dbias), or None"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef moduleDef = {PyModuleDef_HEAD_INIT,
