@@ -6,7 +6,9 @@
 //
 // See FakeCudaDriver.h. The device it describes is a Hopper GPU (compute
 // capability 9.0, 132 SMs, 227 KB of shared memory per block with the
-// opt-in); contexts, modules and functions are addresses of static objects.
+// opt-in); contexts are addresses of static objects, each module load gets
+// a module object of its own and each (module, symbol) a function object,
+// kept until the process ends.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 #include <cstddef>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -22,6 +25,13 @@
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
+struct Function {
+  std::string symbol;
+};
+struct Module {
+  std::map<std::string, std::unique_ptr<Function>> functions;
+};
+
 struct State {
   std::mutex mutex;
   std::map<std::string, int> counts;
@@ -30,6 +40,8 @@ struct State {
   std::vector<fake_cuda_launch> launches;
   std::vector<fake_cuda_tensor_map> tensorMaps;
   int numParams = 0;
+  std::map<std::string, int> symbolParams;
+  std::vector<std::unique_ptr<Module>> modules;
   int capturing = 0;
   int maxClusters = 16;
   int maxClusterSize = 16;
@@ -42,7 +54,7 @@ State &state() {
   return s;
 }
 
-char contexts[8], moduleObject, functionObject;
+char contexts[8];
 
 /// Counts the call; returns the failure set for it (0 when none).
 int enter(const char *name) {
@@ -77,7 +89,14 @@ constexpr int launchAttrClusterDimension = 4;
 void record(fake_cuda_launch launch, void **params) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  for (int i = 0; i < s.numParams && params; ++i)
+  int n = s.numParams;
+  if (auto *f = static_cast<const Function *>(launch.function)) {
+    std::strncpy(launch.symbol, f->symbol.c_str(), sizeof launch.symbol - 1);
+    auto it = s.symbolParams.find(f->symbol);
+    if (it != s.symbolParams.end())
+      n = it->second;
+  }
+  for (int i = 0; i < n && params; ++i)
     std::memcpy(&launch.params[i], params[i], sizeof(uint64_t));
   s.launches.push_back(launch);
 }
@@ -93,6 +112,7 @@ FAKE_EXPORT void fake_cuda_reset() {
   s.launches.clear();
   s.tensorMaps.clear();
   s.numParams = 0;
+  s.symbolParams.clear();
   s.capturing = 0;
   s.maxClusters = 16;
   s.maxClusterSize = 16;
@@ -116,6 +136,14 @@ FAKE_EXPORT void fake_cuda_set_num_params(int n) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.numParams = n < FAKE_CUDA_MAX_PARAMS ? n : FAKE_CUDA_MAX_PARAMS;
+}
+FAKE_EXPORT void fake_cuda_set_symbol_params(const char *symbol, int n) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (n < 0)
+    s.symbolParams.erase(symbol);
+  else
+    s.symbolParams[symbol] = n < FAKE_CUDA_MAX_PARAMS ? n : FAKE_CUDA_MAX_PARAMS;
 }
 FAKE_EXPORT void fake_cuda_set_capturing(int capturing) {
   State &s = state();
@@ -213,13 +241,28 @@ FAKE_EXPORT int cuDevicePrimaryCtxRetain(void **ctx, int) {
   return enter("cuDevicePrimaryCtxRetain");
 }
 FAKE_EXPORT int cuModuleLoadData(void **module, const void *) {
-  *module = &moduleObject;
-  return enter("cuModuleLoadData");
+  int r = enter("cuModuleLoadData");
+  if (r)
+    return r;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.modules.push_back(std::make_unique<Module>());
+  *module = s.modules.back().get();
+  return 0;
 }
 FAKE_EXPORT int cuModuleUnload(void *) { return enter("cuModuleUnload"); }
-FAKE_EXPORT int cuModuleGetFunction(void **function, void *, const char *) {
-  *function = &functionObject;
-  return enter("cuModuleGetFunction");
+FAKE_EXPORT int cuModuleGetFunction(void **function, void *module,
+                                    const char *name) {
+  int r = enter("cuModuleGetFunction");
+  if (r)
+    return r;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto &f = static_cast<Module *>(module)->functions[name];
+  if (!f)
+    f = std::make_unique<Function>(Function{name});
+  *function = f.get();
+  return 0;
 }
 FAKE_EXPORT int cuFuncSetAttribute(void *, int attribute, int value) {
   int r = enter("cuFuncSetAttribute");

@@ -35,8 +35,12 @@ typedef struct fake_cuda_launch {
   void *stream;
   /// The cluster dimension attribute of cuLaunchKernelEx (0s without one).
   unsigned cluster[3];
-  /// The first 8 bytes of parameters 0 .. fake_cuda_set_num_params() - 1.
+  /// The first 8 bytes of parameters 0 .. n - 1, n as
+  /// fake_cuda_set_symbol_params() set it for the kernel's symbol, else as
+  /// fake_cuda_set_num_params().
   uint64_t params[FAKE_CUDA_MAX_PARAMS];
+  /// The kernel's symbol (cuModuleGetFunction's name), cut to 63 bytes.
+  char symbol[64];
 } fake_cuda_launch;
 
 /// The arguments of one cuTensorMapEncodeTiled call. The map it writes
@@ -65,6 +69,10 @@ typedef int (*fake_cuda_count_fn)(const char *name);
 /// driver interface carries no count: no more than the fewest any launch
 /// of the test passes.
 typedef void (*fake_cuda_set_num_params_fn)(int n);
+/// Parameters copied from launches of kernel `symbol` (a count per symbol
+/// where a test launches kernels of several parameter lists, e.g. a kernel
+/// and its finishing kernel); -1 goes back to fake_cuda_set_num_params().
+typedef void (*fake_cuda_set_symbol_params_fn)(const char *symbol, int n);
 /// Whether cuStreamIsCapturing reports an active capture.
 typedef void (*fake_cuda_set_capturing_fn)(int capturing);
 /// What cuOccupancyMaxActiveClusters reports for a cluster of at most
