@@ -13,6 +13,10 @@
 # runtime's directory (build/lib) and nothing else needs setting.
 # QUACK_MLIR_FAST=0 turns the module off at run time.
 #
+# QUACK_FAST_CPU_TESTING=1 builds the variant the CPU tests use, which takes
+# CPU tensors for device 0's (python/tests/test_fast_cpu.py); the package
+# loads that one only when QUACK_MLIR_FAST_TESTING=1.
+#
 # Needs g++ (C++17) and the CUDA toolkit's headers ($CUDA_HOME, default
 # /usr/local/cuda); about a minute of one core.
 set -euo pipefail
@@ -53,6 +57,8 @@ DEST=$OUT/_quack_fast$SUFFIX
 # -O2 and no debug information: the module's job is to be short.
 "$CXX" -std=c++17 -O2 -fPIC -shared -fvisibility=hidden \
   -D_GLIBCXX_USE_CXX11_ABI="$ABI" \
+  -DQUACK_FAST_TORCH_VERSION="\"$VERSION\"" \
+  ${QUACK_FAST_CPU_TESTING:+-DQUACK_FAST_CPU_TESTING} \
   -isystem "$TORCH/include" -isystem "$TORCH/include/torch/csrc/api/include" \
   -isystem "$CUDA/include" -isystem "$PYINC" \
   -Wall -Wextra -Wno-unused-parameter \

@@ -117,6 +117,17 @@ def _load():
             "quack_mlir._quack_fast", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
+        if getattr(module, "cpu_testing", 0) and os.environ.get(
+                "QUACK_MLIR_FAST_TESTING") != "1":
+            raise FastPathError(
+                "a build for the CPU tests (QUACK_FAST_CPU_TESTING), which "
+                "takes CPU tensors for CUDA ones")
+        built = getattr(module, "torch_version", None)
+        if built != torch.__version__:
+            raise FastPathError(
+                f"built for torch {built}, this is torch "
+                f"{torch.__version__}; rebuild it with "
+                "scripts/build-torch-ext.sh")
         import ctypes
         lib = _runtime.load_library()
         def address(fn):
@@ -124,8 +135,7 @@ def _load():
         module.init(address(lib.quack_rt_kernel_launch),
                     address(lib.quack_rt_kernel_workspace_size), resolve,
                     _runtime.KernelError, torch.nn.Parameter)
-    except (ImportError, OSError, FastPathError,
-            _runtime.RuntimeLibraryError) as e:
+    except Exception as e:  # any failure: the Python path serves
         _reason = f"{path or 'module'}: {e}"
         if setting == "1":
             raise FastPathError(

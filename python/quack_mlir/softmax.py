@@ -74,7 +74,7 @@ def softmax(x, dim=-1):
     if _ops.torch is None:
         _ops.init_torch()
     fast = _fast.softmax
-    if fast is not None and dim == -1 and (
+    if fast is not None and type(dim) is int and dim == -1 and (
             not _ops.torch.compiler.is_compiling()):
         y = fast(x)
         if y is not None:

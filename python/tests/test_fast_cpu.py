@@ -171,3 +171,233 @@ def test_script_usage():
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert "no Python interpreter 'no-such-python'" in proc.stderr
+
+
+# --- The C++ path against the Python path, through the stand-in driver ---
+#
+# The module's CPU-testing build takes CPU tensors for device 0's; the
+# Python path is pointed at CPU tensors the same way (its device and stream
+# lookups replaced). Both launch real kernels as quackc compiles them (f32,
+# N = 64, alignments 16 and 4) through the runtime into the stand-in
+# driver, which records each launch: the kernel, grid, block, shared bytes
+# and parameters must be the same, with each path's own output tensors (and
+# scratch buffers and workspaces) in the same places.
+
+KERNELS = [
+    ("softmax", "softmax.qk", "softmax_fwd", ["T=f32", "N=64"]),
+    ("rmsnorm", "rmsnorm.qk", "rmsnorm_fwd",
+     ["T=f32", "TW=T", "N=64", "RESIDUAL=false", "BIAS=false",
+      "OFFSET=false"]),
+    ("rmsnorm_bwd", "rmsnorm.qk", "rmsnorm_bwd",
+     ["T=f32", "TW=T", "N=64", "RESIDUAL=false", "OFFSET=false"]),
+    ("layernorm", "layernorm.qk", "layernorm_fwd",
+     ["T=f32", "TW=T", "N=64", "BIAS=true"]),
+    ("layernorm_bwd", "layernorm.qk", "layernorm_bwd",
+     ["T=f32", "TW=T", "N=64", "BIAS=true"]),
+    ("cross_entropy", "cross_entropy.qk", "cross_entropy_fwd",
+     ["T=f32", "N=64", "IGNORE=true"]),
+]
+
+
+@pytest.fixture(scope="module")
+def testing_module_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fast-testing")
+    proc = subprocess.run(["bash", SCRIPT, str(out), sys.executable],
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, QUACK_FAST_CPU_TESTING="1"))
+    if proc.returncode != 0 and "error:" in proc.stderr:
+        pytest.skip(proc.stderr.strip().splitlines()[-1])
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def compiled_root(tmp_path_factory):
+    from test_launch_cpu import quackc
+    root = tmp_path_factory.mktemp("fast-kernels")
+    env = dict(os.environ)
+    env["PATH"] = env.get("PATH", "") + ":/usr/local/cuda/bin"
+    for name, qk, kernel, binds in KERNELS:
+        cmd = [quackc(), os.path.join(ROOT, "kernels", qk),
+               f"--kernel={kernel}", "--alignments=16,4",
+               f"--bundle={root / name}"]
+        for b in binds:
+            cmd += ["-D", b]
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=300, env=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    return root
+
+
+COMPARE = r'''
+import ctypes, os, sys
+import torch
+import quack_mlir as qm
+from quack_mlir import _fast, _ops
+from quack_mlir.cross_entropy import _forward as ce_forward
+from quack_mlir.layernorm import layer_norm_backward_checked, \
+    layer_norm_forward
+from quack_mlir.rmsnorm import rmsnorm_backward_checked, rmsnorm_forward
+from quack_mlir.softmax import softmax_forward
+
+class Launch(ctypes.Structure):
+    _fields_ = [("ex", ctypes.c_int), ("function", ctypes.c_void_p),
+                ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("shared_bytes", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("cluster", ctypes.c_uint * 3),
+                ("params", ctypes.c_uint64 * 32),
+                ("symbol", ctypes.c_char * 64)]
+
+fake = ctypes.CDLL(os.environ["QUACK_RT_CUDA_LIBRARY"])
+fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
+# Parameters per kernel, M included (docs/abi.md); a finishing kernel's:
+# the row slots, the workspace and one per sum.
+PARAMS = {"softmax_fwd": 5, "rmsnorm_fwd": 8, "layernorm_fwd": 10,
+          "cross_entropy_fwd": 7, "rmsnorm_bwd": 11, "layernorm_bwd": 13,
+          "rmsnorm_bwd_finish": 3, "layernorm_bwd_finish": 4}
+for symbol, count in PARAMS.items():
+    fake.fake_cuda_set_symbol_params(symbol.encode(), count)
+
+# The Python path on CPU tensors, as the testing build takes them.
+_ops.device = lambda op, x, *named: 0
+_ops._get_device = lambda: 0
+_ops._raw_stream = lambda dev: 0
+torch.cuda.is_current_stream_capturing = lambda: False
+
+info = _fast.info()
+assert info["active"], info
+mod = _fast._module
+
+def run(fn, names):
+    """Runs fn(); returns (its result, [launch as comparable tuples], how
+    many launches the C++ path made)."""
+    first = fake.fake_cuda_num_launches()
+    before = mod.launches()
+    out = fn()
+    served = mod.launches() - before
+    records = []
+    for i in range(first, fake.fake_cuda_num_launches()):
+        l = fake.fake_cuda_get_launch(i).contents
+        params = []
+        for p in l.params[:PARAMS[l.symbol.decode()]]:
+            if p in names(out):
+                params.append(names(out)[p])
+            elif 1 << 32 < p < 1 << 63:
+                params.append("buffer")
+            elif p >= 1 << 63:
+                params.append(p - (1 << 64))
+            else:
+                params.append(p)
+        records.append((l.symbol.decode(), l.ex, l.function, tuple(l.grid),
+                        tuple(l.block), l.shared_bytes, tuple(l.cluster),
+                        tuple(params)))
+    return out, records, served
+
+def flat(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+def check(label, fast_fn, py_fn, inputs, outputs=None):
+    def names(out):
+        d = {t.data_ptr(): n for n, t in inputs.items()}
+        for i, t in enumerate(flat(out)):
+            if t is not None:
+                d.setdefault(t.data_ptr(), f"out{i}")
+        return d
+    out_f, rec_f, served_f = run(fast_fn, names)
+    out_p, rec_p, served_p = run(py_fn, names)
+    # A kernel with sums over rows launches its finishing kernel too.
+    assert served_f >= 1 and len(rec_f) in (served_f, 2 * served_f), (
+        label, served_f, rec_f)
+    assert served_p == 0, (label, "the Python path launched from C++")
+    assert rec_f == rec_p, (label, rec_f, rec_p)
+    for a, b in zip(flat(out_f), flat(out_p)):
+        assert (a.shape, a.dtype, a.stride()) == (b.shape, b.dtype,
+                                                  b.stride()), label
+    print("ok", label, [r[0] for r in rec_f], rec_f[0][3][0], rec_f[0][4][0],
+          rec_f[0][-1])
+
+torch.manual_seed(0)
+n = 64
+base = torch.randn(4096)
+def rows(m, offset=0, stride=n):
+    return base[offset:offset + m * stride].view(m, stride)[:, :n]
+
+w = torch.randn(n)
+b = torch.randn(n)
+for label, x in (("contiguous", rows(8)), ("offset", rows(8, 1)),
+                 ("row stride 72", rows(8, 0, 72)),
+                 ("row stride 65", rows(8, 0, 65)), ("one row", rows(1)),
+                 ("3-d", base[:6 * n].view(2, 3, n))):
+    ins = {"x": x, "w": w, "b": b}
+    check("softmax " + label, lambda: qm.softmax(x),
+          lambda: softmax_forward(x), ins)
+    check("rmsnorm " + label, lambda: qm.rmsnorm(x, w, 1e-5, True),
+          lambda: rmsnorm_forward(x, w, 1e-5), ins)
+    check("rmsnorm unread " + label, lambda: qm.rmsnorm(x, w, 1e-5),
+          lambda: rmsnorm_forward(x, w, 1e-5, keep_rstd=False)[0], ins)
+    check("layer_norm " + label,
+          lambda: qm.layer_norm(x, n, w, b, 1e-5, True),
+          lambda: layer_norm_forward(x, w, b, 1e-5), ins)
+    check("layer_norm unread " + label,
+          lambda: qm.layer_norm(x, [n], w, b, 1e-5),
+          lambda: layer_norm_forward(x, w, b, 1e-5, keep_stats=False)[0],
+          ins)
+    if x.dim() == 2:
+        m = x.shape[0]
+        t = torch.randint(0, n, (m,))
+        t[0] = -100
+        check("cross_entropy " + label,
+              lambda: qm.cross_entropy(x, t, reduction="none"),
+              lambda: ce_forward(x, t, -100, keep_lse=False)[0],
+              dict(ins, t=t))
+    xc = x.contiguous()
+    m = xc.reshape(-1, n).shape[0]
+    dy = torch.randn(xc.shape)
+    r1 = torch.rand(m)
+    r2 = torch.rand(m)
+    bins = {"x": x, "w": w, "dy": dy, "r1": r1, "r2": r2}
+    check("rmsnorm_backward " + label,
+          lambda: qm.rmsnorm_backward(dy, xc, w, r1),
+          lambda: rmsnorm_backward_checked(dy, xc, w, r1),
+          dict(bins, x=xc))
+    check("layer_norm_backward " + label,
+          lambda: qm.layer_norm_backward(dy, xc, w, r1, r2),
+          lambda: layer_norm_backward_checked(dy, xc, w, r1, r2),
+          dict(bins, x=xc))
+
+# Autograd: the forward and the backward both launch from C++.
+x = torch.randn(8, n, requires_grad=True)
+wg = w.clone().requires_grad_()
+before = mod.launches()
+y = qm.rmsnorm(x, wg, 1e-5)
+dx, dw = torch.autograd.grad(y, (x, wg), torch.randn(8, n))
+print("autograd launches", mod.launches() - before,
+      dx.shape == x.shape, dw.shape == wg.shape)
+print("variants", mod.size())
+'''
+
+
+def test_same_launches_as_the_python_path(testing_module_dir, compiled_root):
+    from test_launch_cpu import fake_driver
+    lib = runtime_or_skip()
+    out = run(COMPARE, {
+        "QUACK_MLIR_FAST_LIB": str(testing_module_dir),
+        "QUACK_MLIR_FAST_TESTING": "1",
+        "QUACK_RT_CUDA_LIBRARY": fake_driver(),
+        "QUACK_MLIR_RUNTIME_LIB": lib,
+        "QUACK_MLIR_BUNDLE": str(compiled_root),
+        "QUACK_MLIR_DEVICE_NAME": ""}).stdout.splitlines()
+    oks = [line for line in out if line.startswith("ok ")]
+    # 6 layouts x 8 calls (rmsnorm and layer_norm with kept and unread
+    # statistics), less cross_entropy on the 3-d input.
+    assert len(oks) == 6 * 8 - 1, out
+    assert "autograd launches 2 True True" in out, out
+
+
+def test_testing_build_needs_its_switch(testing_module_dir):
+    runtime_or_skip()
+    out = run("""
+from quack_mlir import _fast
+print(_fast.info())
+""", {"QUACK_MLIR_FAST_LIB": str(testing_module_dir)}).stdout
+    assert "'active': False" in out and "CPU tests" in out, out

@@ -30,9 +30,11 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAStream.h>
+#include <torch/csrc/Exceptions.h>
 #include <torch/csrc/autograd/python_variable.h>
 
 #include <cstdint>
@@ -109,6 +111,8 @@ struct Family {
 };
 
 std::unordered_map<uint64_t, std::unique_ptr<Family>> families;
+// Launches made (for tests: which calls this path served).
+uint64_t launches = 0;
 
 // One f32 buffer of kScratchRows per device for statistics nobody reads;
 // never freed (kernels on any stream may still be writing it).
@@ -143,10 +147,35 @@ const at::Tensor *asTensor(PyObject *obj) {
   return &THPVariable_Unpack(obj);
 }
 
+#ifdef QUACK_FAST_CPU_TESTING
+// The build for tests without a GPU (QUACK_FAST_CPU_TESTING=1
+// scripts/build-torch-ext.sh): CPU tensors stand for device 0's, launched on
+// the null stream through whatever driver the runtime opened (a stand-in
+// that records launches). Never loaded by the package outside tests.
+constexpr bool kCpuTesting = true;
+bool isDeviceTensor(const at::Tensor &t) { return t.is_cpu(); }
+int deviceOf(const at::Tensor &) { return 0; }
+int currentDevice() { return 0; }
+void *currentStream(int) { return nullptr; }
+bool capturing() { return false; }
+#else
+constexpr bool kCpuTesting = false;
+bool isDeviceTensor(const at::Tensor &t) { return t.is_cuda(); }
+int deviceOf(const at::Tensor &t) { return t.get_device(); }
+int currentDevice() { return c10::cuda::current_device(); }
+void *currentStream(int device) {
+  return c10::cuda::getCurrentCUDAStream(device).stream();
+}
+bool capturing() {
+  return c10::cuda::currentStreamCaptureStatusMayInitCtx() !=
+         c10::cuda::CaptureStatus::None;
+}
+#endif
+
 // A strided CUDA tensor on the current device.
 bool onDevice(const at::Tensor &t, int device) {
-  return t.is_cuda() && t.layout() == c10::kStrided &&
-         t.get_device() == device;
+  return isDeviceTensor(t) && t.layout() == c10::kStrided &&
+         deviceOf(t) == device;
 }
 
 struct Rows {
@@ -157,7 +186,8 @@ struct Rows {
 // x: [..., N] contiguous, or [M, N] with unit-stride rows that do not
 // overlap; M >= 1 on the current device. Fills `r`.
 bool fastRows(const at::Tensor &x, Rows &r) {
-  if (!x.is_cuda() || x.layout() != c10::kStrided)
+  if (!isDeviceTensor(x) || x.layout() != c10::kStrided || x.is_neg() ||
+      x.has_names())
     return false;
   r.dtype = dtypeCode(x.scalar_type());
   int64_t nd = x.dim();
@@ -181,9 +211,9 @@ bool fastRows(const at::Tensor &x, Rows &r) {
     return false;
   if (r.m == 1)
     r.stride = 0;
-  r.device = x.get_device();
+  r.device = deviceOf(x);
   return r.device >= 0 && r.device < kMaxDevices &&
-         r.device == c10::cuda::current_device();
+         r.device == currentDevice();
 }
 
 // v: [length] of x's dtype (`dtype` >= 0) or f32, unit stride, on the
@@ -194,7 +224,12 @@ bool fastVector(const at::Tensor &v, int64_t length, c10::ScalarType dtype,
          v.size(0) == length && (length == 1 || v.stride(0) == 1);
 }
 
+// A new contiguous tensor of x's shape: for a contiguous x, with x's
+// strides (which may differ in dimensions of size 1), as the Python path's
+// empty_like.
 at::Tensor emptyRows(const at::Tensor &x) {
+  if (x.is_contiguous())
+    return at::empty_strided(x.sizes(), x.strides(), x.options());
   return at::empty(x.sizes(), x.options());
 }
 
@@ -208,8 +243,7 @@ at::Tensor unreadPerRow(const at::Tensor &x, int64_t m, int device) {
     if (scratch[device])
       return *scratch[device];
     // Not inside a graph capture, whose allocations are the graph's.
-    if (c10::cuda::currentStreamCaptureStatusMayInitCtx() ==
-        c10::cuda::CaptureStatus::None) {
+    if (!capturing()) {
       scratch[device] = new at::Tensor(emptyPerRow(x, kScratchRows));
       return *scratch[device];
     }
@@ -217,70 +251,103 @@ at::Tensor unreadPerRow(const at::Tensor &x, int64_t m, int device) {
   return emptyPerRow(x, m);
 }
 
-// Asks the resolver for the variant serving `args`; null with a Python
-// error set on failure.
+// Bumped by clear(): a resolver call that saw a clear() in between
+// (it runs Python code, which may let another thread call set_bundle)
+// answered for the old bundles, and its answer is not remembered.
+uint64_t generation = 0;
+// Such an answer, kept for the one launch that asked.
+Plan uncached;
+
+// Reads the resolver's answer into `fam` (terms, nargs) and `plan` (handle,
+// owner: a new reference). False with a Python error set.
+bool readAnswer(PyObject *res, int nargs, Family &fam, Plan &plan) {
+  PyObject *terms, *handleObj, *owner;
+  int got;
+  if (!PyArg_ParseTuple(res, "OOiO", &terms, &handleObj, &got, &owner))
+    return false;
+  void *handle = PyLong_AsVoidPtr(handleObj);
+  if (!handle) {
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_RuntimeError, "_quack_fast: a null kernel handle");
+    return false;
+  }
+  if (got != nargs) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "_quack_fast: the kernel takes %d arguments after M, this "
+                 "op passes %d",
+                 got, nargs);
+    return false;
+  }
+  PyObject *seq = PySequence_Fast(terms, "terms must be a sequence");
+  if (!seq)
+    return false;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); ++i) {
+    int index, scale;
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &index,
+                          &scale) ||
+        index < 0 || index >= nargs || scale <= 0 || (scale & (scale - 1))) {
+      // Scales are element sizes: (a | b) * s = a * s | b * s needs a
+      // power of two.
+      if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_RuntimeError,
+                        "_quack_fast: an alignment term out of range");
+      Py_DECREF(seq);
+      return false;
+    }
+    fam.terms.emplace_back(index, scale);
+  }
+  Py_DECREF(seq);
+  fam.nargs = got;
+  Py_INCREF(owner);
+  plan.owner = owner;
+  plan.handle = handle;
+  return true;
+}
+
+// Asks the resolver for the variant serving `args` and remembers it; null
+// with a Python error set on failure.
 Plan *resolve(uint64_t key, int op, const Rows &r, const int64_t *args,
-                    int nargs) {
+              int nargs) {
   PyObject *tuple = PyTuple_New(nargs);
   if (!tuple)
     return nullptr;
-  for (int i = 0; i < nargs; ++i)
-    PyTuple_SET_ITEM(tuple, i, PyLong_FromLongLong(args[i]));
+  for (int i = 0; i < nargs; ++i) {
+    PyObject *v = PyLong_FromLongLong(args[i]);
+    if (!v) {
+      Py_DECREF(tuple);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(tuple, i, v);
+  }
+  uint64_t before = generation;
   PyObject *res = PyObject_CallFunction(resolver, "iiiLN", op, r.device,
                                         r.dtype, (long long)r.n, tuple);
   if (!res)
     return nullptr;
-  PyObject *terms, *handleObj, *owner;
-  int got;
-  if (!PyArg_ParseTuple(res, "OOiO", &terms, &handleObj, &got, &owner)) {
-    Py_DECREF(res);
-    return nullptr;
-  }
-  void *handle = PyLong_AsVoidPtr(handleObj);
-  auto &slot = families[key];
-  if (!slot) {
-    auto fam = std::make_unique<Family>();
-    PyObject *seq = PySequence_Fast(terms, "terms must be a sequence");
-    if (!seq) {
-      families.erase(key);
-      Py_DECREF(res);
-      return nullptr;
-    }
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); ++i) {
-      int index, scale;
-      if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &index,
-                            &scale) ||
-          index < 0 || index >= nargs) {
-        if (!PyErr_Occurred())
-          PyErr_SetString(PyExc_RuntimeError,
-                          "_quack_fast: alignment term out of range");
-        Py_DECREF(seq);
-        families.erase(key);
-        Py_DECREF(res);
-        return nullptr;
-      }
-      fam->terms.emplace_back(index, scale);
-    }
-    Py_DECREF(seq);
-    fam->nargs = got;
-    slot = std::move(fam);
-  }
-  if (PyErr_Occurred() || !handle || got != nargs || slot->nargs != nargs) {
-    if (!PyErr_Occurred())
-      PyErr_Format(PyExc_RuntimeError,
-                   "_quack_fast: the kernel takes %d arguments after M, "
-                   "this op passes %d",
-                   got, nargs);
-    Py_DECREF(res);
-    return nullptr;
-  }
-  Plan &plan = slot->plans[slot->bits(args)];
-  Py_XDECREF(plan.owner);
-  Py_INCREF(owner);
-  plan.owner = owner;
-  plan.handle = handle;
-  plan.workspace.clear();
+  auto fam = std::make_unique<Family>();
+  Plan answer;
+  bool ok = readAnswer(res, nargs, *fam, answer);
   Py_DECREF(res);
+  if (!ok)
+    return nullptr;
+  if (generation != before) {
+    Py_XDECREF(uncached.owner);
+    uncached = std::move(answer);
+    return &uncached;
+  }
+  auto it = families.find(key);
+  if (it == families.end())
+    it = families.emplace(key, std::move(fam)).first;
+  else if (it->second->terms != fam->terms || it->second->nargs != nargs) {
+    Py_DECREF(answer.owner);
+    PyErr_SetString(PyExc_RuntimeError,
+                    "_quack_fast: variants of one kernel differ in their "
+                    "parameters");
+    return nullptr;
+  }
+  Plan &plan = it->second->plans[it->second->bits(args)];
+  Py_XDECREF(plan.owner);
+  plan = std::move(answer);
   return &plan;
 }
 
@@ -288,7 +355,9 @@ int64_t pointer(const at::Tensor &t);
 
 // Raises KernelError(status, err); returns false.
 bool raiseKernelError(int status, const char *err) {
-  PyObject *e = PyObject_CallFunction(kernelError, "is", status, err);
+  PyObject *e = PyObject_CallFunction(kernelError, "iN", status,
+                                      PyUnicode_DecodeUTF8(err, std::strlen(err),
+                                                           "replace"));
   if (e) {
     PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(e)), e);
     Py_DECREF(e);
@@ -313,10 +382,11 @@ Plan *find(int op, const Rows &r, const int64_t *args, int nargs) {
 // with a Python error set on failure.
 bool launchPlan(const Plan &plan, const Rows &r, const int64_t *args,
                 int nargs) {
-  void *stream = c10::cuda::getCurrentCUDAStream(r.device).stream();
+  void *stream = currentStream(r.device);
   char err[kErrLen];
   err[0] = 0;
   int status = launchFn(plan.handle, r.m, args, nargs, stream, err, kErrLen);
+  launches += status == 0;
   return status == 0 || raiseKernelError(status, err);
 }
 
@@ -418,11 +488,16 @@ bool ready(const char *signature, Py_ssize_t nargs, Py_ssize_t want) {
   } while (0)
 
 // Allocation failures and other torch errors fall back to the Python path,
-// which raises torch's own exception.
+// which raises torch's own exception; a Python exception raised inside
+// torch (a dispatch mode's) propagates as it is.
 #define QUACK_FAST_TRY try {
 #define QUACK_FAST_CATCH                                                       \
   }                                                                            \
-  catch (const std::exception &) {                                             \
+  catch (python_error & e) {                                                   \
+    e.restore();                                                               \
+    return nullptr;                                                            \
+  }                                                                            \
+  catch (...) {                                                                \
     if (PyErr_Occurred())                                                      \
       return nullptr;                                                          \
     Py_RETURN_NONE;                                                            \
@@ -679,6 +754,7 @@ PyObject *clear(PyObject *, PyObject *) {
   // Moved out first: releasing an owner may run Python code.
   auto old = std::move(families);
   families.clear();
+  ++generation;
   for (auto &entry : old)
     for (Plan &plan : entry.second->plans)
       Py_XDECREF(plan.owner);
@@ -694,6 +770,11 @@ PyObject *size(PyObject *, PyObject *) {
   return PyLong_FromSsize_t(count);
 }
 
+// launches(): how many launches this path made (for tests).
+PyObject *launchCount(PyObject *, PyObject *) {
+  return PyLong_FromUnsignedLongLong(launches);
+}
+
 PyMethodDef methods[] = {
     {"init", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(init)),
      METH_FASTCALL,
@@ -701,6 +782,8 @@ PyMethodDef methods[] = {
      "Parameter)"},
     {"clear", clear, METH_NOARGS, "Forgets every remembered variant."},
     {"size", size, METH_NOARGS, "The number of remembered variants."},
+    {"launches", launchCount, METH_NOARGS,
+     "The number of launches this path made."},
     {"softmax",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(softmax)),
      METH_FASTCALL, "softmax(x) -> y, or None where the Python path serves"},
@@ -740,4 +823,20 @@ PyModuleDef moduleDef = {PyModuleDef_HEAD_INIT,
 
 } // namespace
 
-PyMODINIT_FUNC PyInit__quack_fast() { return PyModule_Create(&moduleDef); }
+#ifndef QUACK_FAST_TORCH_VERSION
+#error "build with -DQUACK_FAST_TORCH_VERSION=\"<torch.__version__>\""
+#endif
+
+// The module reads torch's objects through inline code compiled here, so
+// it serves only the torch it was built against: torch_version says which
+// (the package refuses the module under any other).
+PyMODINIT_FUNC PyInit__quack_fast() {
+  PyObject *m = PyModule_Create(&moduleDef);
+  if (m && (PyModule_AddStringConstant(m, "torch_version",
+                                       QUACK_FAST_TORCH_VERSION) < 0 ||
+            PyModule_AddIntConstant(m, "cpu_testing", kCpuTesting) < 0)) {
+    Py_DECREF(m);
+    return nullptr;
+  }
+  return m;
+}
