@@ -183,31 +183,19 @@ def test_script_usage():
 # and parameters must be the same, with each path's own output tensors (and
 # scratch buffers and workspaces) in the same places.
 
-KERNELS = [
-    ("softmax", "softmax.qk", "softmax_fwd", ["T=f32", "N=64"]),
-    ("rmsnorm", "rmsnorm.qk", "rmsnorm_fwd",
-     ["T=f32", "TW=T", "N=64", "RESIDUAL=false", "BIAS=false",
-      "OFFSET=false"]),
-    ("rmsnorm_bwd", "rmsnorm.qk", "rmsnorm_bwd",
-     ["T=f32", "TW=T", "N=64", "RESIDUAL=false", "OFFSET=false"]),
-    ("layernorm", "layernorm.qk", "layernorm_fwd",
-     ["T=f32", "TW=T", "N=64", "BIAS=true"]),
-    ("layernorm_bwd", "layernorm.qk", "layernorm_bwd",
-     ["T=f32", "TW=T", "N=64", "BIAS=true"]),
-    ("cross_entropy", "cross_entropy.qk", "cross_entropy_fwd",
-     ["T=f32", "N=64", "IGNORE=true"]),
-]
+sys.path.insert(0, os.path.join(ROOT, "python", "benchmarks"))
+import launch_path_cpu  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def testing_module_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("fast-testing")
-    proc = subprocess.run(["bash", SCRIPT, str(out), sys.executable],
-                          capture_output=True, text=True, timeout=600,
-                          env=dict(os.environ, QUACK_FAST_CPU_TESTING="1"))
-    if proc.returncode != 0 and "error:" in proc.stderr:
-        pytest.skip(proc.stderr.strip().splitlines()[-1])
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    try:
+        launch_path_cpu.build_testing_module(str(out))
+    except RuntimeError as e:
+        if "error:" in str(e):
+            pytest.skip(str(e).strip().splitlines()[-1])
+        raise
     return out
 
 
@@ -215,25 +203,14 @@ def testing_module_dir(tmp_path_factory):
 def compiled_root(tmp_path_factory):
     from test_launch_cpu import quackc
     root = tmp_path_factory.mktemp("fast-kernels")
-    env = dict(os.environ)
-    env["PATH"] = env.get("PATH", "") + ":/usr/local/cuda/bin"
-    for name, qk, kernel, binds in KERNELS:
-        cmd = [quackc(), os.path.join(ROOT, "kernels", qk),
-               f"--kernel={kernel}", "--alignments=16,4",
-               f"--bundle={root / name}"]
-        for b in binds:
-            cmd += ["-D", b]
-        proc = subprocess.run(cmd, capture_output=True, text=True,
-                              timeout=300, env=env)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
+    launch_path_cpu.compile_kernels(quackc(), str(root))
     return root
 
 
-COMPARE = r'''
+COMPARE = launch_path_cpu.POINT_AT_CPU + r'''
 import ctypes, os, sys
-import torch
 import quack_mlir as qm
-from quack_mlir import _fast, _ops
+from quack_mlir import _fast
 from quack_mlir.cross_entropy import _forward as ce_forward
 from quack_mlir.layernorm import layer_norm_backward_checked, \
     layer_norm_forward
@@ -257,12 +234,6 @@ PARAMS = {"softmax_fwd": 5, "rmsnorm_fwd": 8, "layernorm_fwd": 10,
           "rmsnorm_bwd_finish": 3, "layernorm_bwd_finish": 4}
 for symbol, count in PARAMS.items():
     fake.fake_cuda_set_symbol_params(symbol.encode(), count)
-
-# The Python path on CPU tensors, as the testing build takes them.
-_ops.device = lambda op, x, *named: 0
-_ops._get_device = lambda: 0
-_ops._raw_stream = lambda dev: 0
-torch.cuda.is_current_stream_capturing = lambda: False
 
 info = _fast.info()
 assert info["active"], info
@@ -380,13 +351,12 @@ print("variants", mod.size())
 def test_same_launches_as_the_python_path(testing_module_dir, compiled_root):
     from test_launch_cpu import fake_driver
     lib = runtime_or_skip()
-    out = run(COMPARE, {
-        "QUACK_MLIR_FAST_LIB": str(testing_module_dir),
-        "QUACK_MLIR_FAST_TESTING": "1",
-        "QUACK_RT_CUDA_LIBRARY": fake_driver(),
-        "QUACK_MLIR_RUNTIME_LIB": lib,
-        "QUACK_MLIR_BUNDLE": str(compiled_root),
-        "QUACK_MLIR_DEVICE_NAME": ""}).stdout.splitlines()
+    env = launch_path_cpu.environment(
+        os.path.dirname(os.path.dirname(lib)), str(testing_module_dir),
+        str(compiled_root), True)
+    env["QUACK_RT_CUDA_LIBRARY"] = fake_driver()
+    env["QUACK_MLIR_RUNTIME_LIB"] = lib
+    out = run(COMPARE, env).stdout.splitlines()
     oks = [line for line in out if line.startswith("ok ")]
     # 6 layouts x 8 calls (rmsnorm and layer_norm with kept and unread
     # statistics), less cross_entropy on the 3-d input.
