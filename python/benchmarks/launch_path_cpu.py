@@ -40,6 +40,8 @@ KERNELS = [
      ["T=f32", "TW=T", "N=64", "BIAS=true"]),
     ("cross_entropy", "cross_entropy.qk", "cross_entropy_fwd",
      ["T=f32", "N=64", "IGNORE=true"]),
+    ("cross_entropy_bwd", "cross_entropy.qk", "cross_entropy_bwd",
+     ["T=f32", "N=64", "IGNORE=true"]),
 ]
 
 
@@ -105,7 +107,8 @@ n, m = 64, 8
 torch.manual_seed(0)
 x, dy = torch.randn(m, n), torch.randn(m, n)
 w, b = torch.randn(n), torch.randn(n)
-t, r = torch.randint(0, n, (m,)), torch.rand(m)
+t, r, dl = torch.randint(0, n, (m,)), torch.rand(m), torch.rand(m)
+xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
 cases = {
     "softmax": lambda: qm.softmax(x),
     "rmsnorm": lambda: qm.rmsnorm(x, w, 1e-5),
@@ -113,6 +116,10 @@ cases = {
     "cross_entropy": lambda: qm.cross_entropy(x, t, reduction="none"),
     "rmsnorm_backward": lambda: qm.rmsnorm_backward(dy, x, w, r),
     "layer_norm_backward": lambda: qm.layer_norm_backward(dy, x, w, r, r),
+    "rmsnorm fwd+bwd (autograd)": lambda: torch.autograd.grad(
+        qm.rmsnorm(xg, wg, 1e-5), (xg, wg), dy),
+    "cross_entropy fwd+bwd (autograd)": lambda: torch.autograd.grad(
+        qm.cross_entropy(xg, t, reduction="none"), (xg,), dl),
     "torch.empty_like": lambda: torch.empty_like(x),
 }
 out = {"fast": _fast.info()["active"]}
@@ -174,10 +181,10 @@ def main(argv=None):
             results["cpp" if fast else "python"] = res
     print(f"us per call, median of {args.reps} loops of {args.calls} "
           "(M = 8, N = 64, f32 CPU tensors, stand-in driver)")
-    print(f"{'op':22s} {'C++ path':>9s} {'Python path':>12s} {'saved':>7s}")
+    print(f"{'op':34s} {'C++ path':>9s} {'Python path':>12s} {'saved':>7s}")
     for name, cpp in results["cpp"].items():
         py = results["python"][name]
-        print(f"{name:22s} {cpp:9.2f} {py:12.2f} {py - cpp:7.2f}")
+        print(f"{name:34s} {cpp:9.2f} {py:12.2f} {py - cpp:7.2f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -18,6 +18,7 @@ _fwd = Launcher("cross_entropy_fwd", ("T", "N"), fixed={"IGNORE": "true"})
 #                   dx, dx.row_stride)
 _bwd = Launcher("cross_entropy_bwd", ("T", "N"), fixed={"IGNORE": "true"})
 _fast.register(_fast.CROSS_ENTROPY, _fwd, lambda t, n: (t, n))
+_fast.register(_fast.CROSS_ENTROPY_BWD, _bwd, lambda t, n: (t, n))
 
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -82,7 +83,12 @@ def _function():
     class CrossEntropy(torch.autograd.Function):
         @staticmethod
         def forward(ctx, logits, target, ignore_index):
-            loss, lse = _forward(logits, target, ignore_index)
+            # Grad mode is off in here: the C++ path serves (or None).
+            fast = _fast.cross_entropy
+            out = (fast(logits, target, ignore_index, True)
+                   if fast is not None else None)
+            loss, lse = out if out is not None else _forward(
+                logits, target, ignore_index)
             ctx.save_for_backward(logits, target, lse)
             ctx.ignore_index = ignore_index
             return loss
@@ -90,8 +96,15 @@ def _function():
         @staticmethod
         def backward(ctx, dloss):
             logits, target, lse = ctx.saved_tensors
-            dx = _backward(logits, target.contiguous(), lse, dloss,
-                           ctx.ignore_index)
+            # A reduction's gradient arrives expanded (stride 0), in the
+            # loss's dtype: the kernel reads f32 per row.
+            dloss = dloss.float().contiguous()
+            fast = _fast.cross_entropy_backward
+            dx = (fast(logits, target, lse, dloss, ctx.ignore_index)
+                  if fast is not None else None)
+            if dx is None:
+                dx = _backward(logits, target.contiguous(), lse, dloss,
+                               ctx.ignore_index)
             return dx, None, None
 
     _Function = CrossEntropy
@@ -116,7 +129,7 @@ def cross_entropy(logits, target, reduction="mean", ignore_index=-100):
     if fast is not None and not torch.compiler.is_compiling() and (
             reduction in _REDUCTIONS):
         # Without autograd; None where the checked path below serves.
-        loss = fast(logits, target, ignore_index)
+        loss = fast(logits, target, ignore_index, False)
     if loss is None:
         _check(logits, target, reduction, ignore_index)
         if (not logits.requires_grad or not torch.is_grad_enabled()) and (

@@ -76,9 +76,10 @@ t = torch.zeros(4, dtype=torch.long)
 r = torch.ones(4)
 print(_fast.softmax(x), _fast.rmsnorm(x, w, 1e-6, False),
       _fast.layer_norm(x, 8, w, w, 1e-5, True),
-      _fast.cross_entropy(x, t, -100), _fast.softmax("x"),
+      _fast.cross_entropy(x, t, -100, False), _fast.softmax("x"),
       _fast.rmsnorm_backward(x, x, w, r),
-      _fast.layer_norm_backward(x, x, w, r, r))
+      _fast.layer_norm_backward(x, x, w, r, r),
+      _fast.cross_entropy_backward(x, t, r, r, -100))
 for call in (lambda: qm.softmax(x), lambda: qm.rmsnorm(x, w),
              lambda: qm.layer_norm(x, 8, w, w),
              lambda: qm.cross_entropy(x, t),
@@ -95,7 +96,7 @@ for call in (lambda: _fast.softmax(), lambda: _fast.rmsnorm(x, w)):
         print(e)
 """, {"QUACK_MLIR_FAST_LIB": str(module_dir)}).stdout.splitlines()
     assert out[0] == "True 0 True"
-    assert out[1] == "None None None None None None None"
+    assert out[1] == "None None None None None None None None"
     assert out[2:8] == [f"{op}: x must be on a CUDA device, it is on cpu"
                         for op in ("softmax", "rmsnorm", "layer_norm",
                                    "cross_entropy", "rmsnorm_backward",
@@ -211,6 +212,7 @@ COMPARE = launch_path_cpu.POINT_AT_CPU + r'''
 import ctypes, os, sys
 import quack_mlir as qm
 from quack_mlir import _fast
+from quack_mlir.cross_entropy import _backward as ce_backward
 from quack_mlir.cross_entropy import _forward as ce_forward
 from quack_mlir.layernorm import layer_norm_backward_checked, \
     layer_norm_forward
@@ -230,7 +232,8 @@ fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
 # Parameters per kernel, M included (docs/abi.md); a finishing kernel's:
 # the row slots, the workspace and one per sum.
 PARAMS = {"softmax_fwd": 5, "rmsnorm_fwd": 8, "layernorm_fwd": 10,
-          "cross_entropy_fwd": 7, "rmsnorm_bwd": 11, "layernorm_bwd": 13,
+          "cross_entropy_fwd": 7, "cross_entropy_bwd": 9, "rmsnorm_bwd": 11,
+          "layernorm_bwd": 13,
           "rmsnorm_bwd_finish": 3, "layernorm_bwd_finish": 4}
 for symbol, count in PARAMS.items():
     fake.fake_cuda_set_symbol_params(symbol.encode(), count)
@@ -321,6 +324,11 @@ for label, x in (("contiguous", rows(8)), ("offset", rows(8, 1)),
               lambda: qm.cross_entropy(x, t, reduction="none"),
               lambda: ce_forward(x, t, -100, keep_lse=False)[0],
               dict(ins, t=t))
+        lse, dl = torch.rand(m), torch.rand(m)
+        check("cross_entropy_backward " + label,
+              lambda: _fast.cross_entropy_backward(x, t, lse, dl, -100),
+              lambda: ce_backward(x, t, lse, dl, -100),
+              dict(ins, t=t, lse=lse, dl=dl))
     xc = x.contiguous()
     m = xc.reshape(-1, n).shape[0]
     dy = torch.randn(xc.shape)
@@ -344,6 +352,12 @@ y = qm.rmsnorm(x, wg, 1e-5)
 dx, dw = torch.autograd.grad(y, (x, wg), torch.randn(8, n))
 print("autograd launches", mod.launches() - before,
       dx.shape == x.shape, dw.shape == wg.shape)
+before = mod.launches()
+t = torch.randint(0, n, (8,))
+loss = qm.cross_entropy(x, t)
+(dx,) = torch.autograd.grad(loss, (x,))
+print("cross_entropy autograd launches", mod.launches() - before,
+      dx.shape == x.shape)
 print("variants", mod.size())
 '''
 
@@ -358,10 +372,11 @@ def test_same_launches_as_the_python_path(testing_module_dir, compiled_root):
     env["QUACK_MLIR_RUNTIME_LIB"] = lib
     out = run(COMPARE, env).stdout.splitlines()
     oks = [line for line in out if line.startswith("ok ")]
-    # 6 layouts x 8 calls (rmsnorm and layer_norm with kept and unread
-    # statistics), less cross_entropy on the 3-d input.
-    assert len(oks) == 6 * 8 - 1, out
+    # 6 layouts x 9 calls (rmsnorm and layer_norm with kept and unread
+    # statistics), less cross_entropy's two on the 3-d input.
+    assert len(oks) == 6 * 9 - 2, out
     assert "autograd launches 2 True True" in out, out
+    assert "cross_entropy autograd launches 2 True" in out, out
 
 
 def test_testing_build_needs_its_switch(testing_module_dir):

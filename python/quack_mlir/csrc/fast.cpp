@@ -70,7 +70,8 @@ enum Op : int {
   kLayerNorm,
   kCrossEntropy,
   kRmsnormBwd,
-  kLayerNormBwd
+  kLayerNormBwd,
+  kCrossEntropyBwd
 };
 enum DType : int { kBF16, kF16, kF32 };
 constexpr int kElemSize[] = {2, 2, 4};
@@ -619,33 +620,82 @@ PyObject *layerNorm(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   QUACK_FAST_CATCH
 }
 
-// cross_entropy(logits, target, ignore_index) -> per-row loss | None
+// An exact Python int that fits in 64 bits, in `value`.
+bool exactInt(PyObject *obj, long long &value) {
+  if (!PyLong_CheckExact(obj))
+    return false;
+  int overflow = 0;
+  value = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (overflow || (value == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+// cross_entropy(logits, target, ignore_index, keep_lse)
+//   -> per-row loss | (loss, lse) | None
 PyObject *crossEntropy(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-  if (!ready("cross_entropy(logits, target, ignore_index)", nargs, 3))
+  if (!ready("cross_entropy(logits, target, ignore_index, keep_lse)", nargs,
+             4))
     return nullptr;
   QUACK_FAST_TRY
   const at::Tensor *x = asTensor(args[0]);
   const at::Tensor *t = asTensor(args[1]);
   Rows r;
-  if (!x || !t || !PyLong_CheckExact(args[2]) || x->dim() != 2 ||
-      !fastRows(*x, r) || !fastVector(*t, r.m, at::kLong, r.device))
+  long long ignore;
+  if (!x || !t || !exactInt(args[2], ignore) || !PyBool_Check(args[3]) ||
+      x->dim() != 2 || !fastRows(*x, r) ||
+      !fastVector(*t, r.m, at::kLong, r.device))
     QUACK_FAST_NONE;
   if (at::GradMode::is_enabled() && x->requires_grad())
     QUACK_FAST_NONE;
-  int overflow = 0;
-  long long ignore = PyLong_AsLongLongAndOverflow(args[2], &overflow);
-  if (overflow || (ignore == -1 && PyErr_Occurred())) {
-    PyErr_Clear();
-    QUACK_FAST_NONE;
-  }
+  bool keep = args[3] == Py_True;
   at::Tensor loss = emptyPerRow(*x, r.m);
-  at::Tensor lse = unreadPerRow(*x, r.m, r.device);
+  at::Tensor lse =
+      keep ? emptyPerRow(*x, r.m) : unreadPerRow(*x, r.m, r.device);
   // cross_entropy_fwd(M, x, x.row_stride, target, ignore_index, loss, lse)
   int64_t a[] = {pointer(*x), r.stride,     pointer(*t),
                  ignore,      pointer(loss), pointer(lse)};
   if (!launch(kCrossEntropy, r, a, 6))
     return nullptr;
-  return wrap(std::move(loss));
+  if (!keep)
+    return wrap(std::move(loss));
+  return wrapTuple(std::move(loss), std::move(lse));
+  QUACK_FAST_CATCH
+}
+
+// cross_entropy_backward(logits, target, lse, dloss, ignore_index)
+//   -> dlogits | None (dloss f32 and contiguous; the Python path converts
+//   others)
+PyObject *crossEntropyBwd(PyObject *, PyObject *const *args,
+                          Py_ssize_t nargs) {
+  if (!ready("cross_entropy_backward(logits, target, lse, dloss, "
+             "ignore_index)",
+             nargs, 5))
+    return nullptr;
+  QUACK_FAST_TRY
+  const at::Tensor *x = asTensor(args[0]);
+  const at::Tensor *t = asTensor(args[1]);
+  const at::Tensor *lse = asTensor(args[2]);
+  const at::Tensor *dloss = asTensor(args[3]);
+  Rows r;
+  long long ignore;
+  if (!x || !t || !lse || !dloss || !exactInt(args[4], ignore) ||
+      x->dim() != 2 || !fastRows(*x, r) ||
+      !fastVector(*t, r.m, at::kLong, r.device) ||
+      !fastVector(*lse, r.m, at::kFloat, r.device) ||
+      !fastVector(*dloss, r.m, at::kFloat, r.device))
+    QUACK_FAST_NONE;
+  at::Tensor dx = at::empty({r.m, r.n}, x->options());
+  // cross_entropy_bwd(M, x, x.row_stride, target, lse, dloss, ignore_index,
+  //                   dx, dx.row_stride)
+  int64_t a[] = {pointer(*x),     r.stride, pointer(*t),
+                 pointer(*lse),   pointer(*dloss), ignore,
+                 pointer(dx),     r.m > 1 ? r.n : 0};
+  if (!launch(kCrossEntropyBwd, r, a, 8))
+    return nullptr;
+  return wrap(std::move(dx));
   QUACK_FAST_CATCH
 }
 
@@ -799,7 +849,13 @@ PyMethodDef methods[] = {
     {"cross_entropy",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(crossEntropy)),
      METH_FASTCALL,
-     "cross_entropy(logits, target, ignore_index) -> per-row loss, or None"},
+     "cross_entropy(logits, target, ignore_index, keep_lse) -> per-row loss "
+     "or (loss, lse), or None"},
+    {"cross_entropy_backward",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(crossEntropyBwd)),
+     METH_FASTCALL,
+     "cross_entropy_backward(logits, target, lse, dloss, ignore_index) -> "
+     "dlogits, or None"},
     {"rmsnorm_backward",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(rmsnormBwd)),
      METH_FASTCALL,
