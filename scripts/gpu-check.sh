@@ -13,6 +13,12 @@
 # test (default 600), BENCH_ARGS extra benchmark arguments (e.g.
 # "--ops softmax").
 #
+# Where the ops' C++ launch path is built beside the runtime for this Python
+# (scripts/build-torch-ext.sh), the suite runs with it required
+# (QUACK_MLIR_FAST=1: a module that does not load fails the run), and then
+# the op tests run a second time on the Python path alone
+# (QUACK_MLIR_FAST=0), so that both paths are tested.
+#
 #===----------------------------------------------------------------------===#
 set -uo pipefail
 
@@ -46,6 +52,12 @@ export QUACK_MLIR_RUNTIME_LIB=$LIB
 export QUACK_MLIR_BUNDLE=$BUNDLE_DIR
 export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
+FAST=""
+SUFFIX=$("$PYTHON" -c 'import importlib.machinery as m; print(m.EXTENSION_SUFFIXES[0])')
+if [ -z "${QUACK_MLIR_FAST:-}" ] && [ -f "$(dirname "$LIB")/_quack_fast$SUFFIX" ]; then
+  FAST=1
+  export QUACK_MLIR_FAST=1
+fi
 
 {
   echo "date: $(date -u +%FT%TZ)"
@@ -57,6 +69,7 @@ export PYTHONUNBUFFERED=1
   done
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
   "$PYTHON" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "available", torch.cuda.is_available())' 2>&1
+  "$PYTHON" -c 'from quack_mlir import _fast; i = _fast.info(); print("C++ launch path:", "in use, " + i["path"] if i["active"] else "not in use: " + i["reason"])' 2>&1
 } | tee "$OUT_DIR/environment.txt"
 
 # Per-test timeouts with pytest-timeout when installed; otherwise a timeout
@@ -75,6 +88,15 @@ echo "== pytest"
   "${TIMEOUT_ARGS[@]}" --junitxml="$OUT_DIR/pytest.xml" 2>&1 |
   tee "$OUT_DIR/pytest.log"
 TEST_RC=${PIPESTATUS[0]}
+if [ -n "$FAST" ]; then
+  echo "== pytest (the Python launch path alone)"
+  QUACK_MLIR_FAST=0 "${WHOLE[@]}" "$PYTHON" -m pytest \
+    $(ls "$ROOT"/python/tests/test_*_gpu.py | grep -v test_fast_gpu) -rs -q \
+    "${TIMEOUT_ARGS[@]}" --junitxml="$OUT_DIR/pytest-python-path.xml" 2>&1 |
+    tee "$OUT_DIR/pytest-python-path.log"
+  PY_RC=${PIPESTATUS[0]}
+  [ "$TEST_RC" -eq 0 ] && TEST_RC=$PY_RC
+fi
 
 echo "== benchmark"
 # shellcheck disable=SC2086
