@@ -29,6 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # at N = 64, 16- and 4-byte alignment.
 KERNELS = [
     ("softmax", "softmax.qk", "softmax_fwd", ["T=f32", "N=64"]),
+    ("softmax_bwd", "softmax.qk", "softmax_bwd", ["T=f32", "N=64"]),
     ("rmsnorm", "rmsnorm.qk", "rmsnorm_fwd",
      ["T=f32", "TW=T", "N=64", "RESIDUAL=false", "BIAS=false",
       "OFFSET=false"]),
@@ -92,7 +93,7 @@ def environment(build, fast_lib, bundle, fast):
 POINT_AT_CPU = """
 import torch
 from quack_mlir import _ops
-_ops.device = lambda op, x, *named: 0
+_ops.device = lambda op, x, *named, name="x": 0
 _ops._get_device = lambda: 0
 _ops._raw_stream = lambda dev: 0
 torch.cuda.is_current_stream_capturing = lambda: False
@@ -116,6 +117,9 @@ cases = {
     "cross_entropy": lambda: qm.cross_entropy(x, t, reduction="none"),
     "rmsnorm_backward": lambda: qm.rmsnorm_backward(dy, x, w, r),
     "layer_norm_backward": lambda: qm.layer_norm_backward(dy, x, w, r, r),
+    "softmax_backward": lambda: qm.softmax_backward(dy, x),
+    "softmax fwd+bwd (autograd)": lambda: torch.autograd.grad(
+        qm.softmax(xg), (xg,), dy),
     "rmsnorm fwd+bwd (autograd)": lambda: torch.autograd.grad(
         qm.rmsnorm(xg, wg, 1e-5), (xg, wg), dy),
     "cross_entropy fwd+bwd (autograd)": lambda: torch.autograd.grad(

@@ -1,10 +1,12 @@
 """quack_mlir: PyTorch ops that launch kernels compiled by quackc.
 
 Ops (over the last dimension, on the current CUDA stream): rmsnorm,
-softmax, layer_norm (forward only), cross_entropy (with autograd) and
-argmax. Each is registered with torch.library (quack_mlir::rmsnorm_fwd,
-softmax_fwd, layernorm_fwd, argmax) for torch.compile, and called
-directly, past the dispatcher, in eager mode.
+softmax, layer_norm and cross_entropy, with autograd through their
+backward kernels, and argmax. Each is registered with torch.library
+(quack_mlir::rmsnorm_fwd, softmax_fwd, layernorm_fwd, their _bwd ops,
+argmax) for torch.compile, and called directly, past the dispatcher, in
+eager mode; the direct backward functions (rmsnorm_backward,
+layer_norm_backward, softmax_backward) take a forward's saved results.
 
 Kernels come from ahead-of-time bundles (`quackc KERNEL.qk --bundle=DIR`),
 found through $QUACK_MLIR_BUNDLE or `set_bundle(path)`: a bundle directory
@@ -28,9 +30,10 @@ from .argmax import argmax
 from .cross_entropy import cross_entropy
 from .layernorm import layer_norm, layer_norm_backward
 from .rmsnorm import rmsnorm, rmsnorm_backward
-from .softmax import softmax
+from .softmax import softmax, softmax_backward
 
-__all__ = ["rmsnorm", "rmsnorm_backward", "softmax", "layer_norm",
+__all__ = ["rmsnorm", "rmsnorm_backward", "softmax", "softmax_backward",
+           "layer_norm",
            "layer_norm_backward", "cross_entropy", "argmax", "set_bundle",
            "get_bundle",
            "BundleError", "KernelNotFoundError", "KernelError",

@@ -3,7 +3,8 @@ is built.
 
 Each op asks for its entry point here (`_fast.softmax`, `_fast.rmsnorm`,
 `_fast.layer_norm`, `_fast.cross_entropy`, `_fast.rmsnorm_backward`,
-`_fast.layer_norm_backward`, `_fast.cross_entropy_backward`): None where the module is not
+`_fast.layer_norm_backward`, `_fast.cross_entropy_backward`,
+`_fast.softmax_backward`): None where the module is not
 available, else a C function that checks, allocates and launches the common
 case of the op in one call and returns None for every other case, which the
 op's Python path then serves (and words the error of). The first use loads
@@ -34,11 +35,11 @@ __all__ = ["info", "FastPathError"]
 
 # Op ids (csrc/fast.cpp, enum Op) and dtype codes (enum DType).
 (SOFTMAX, RMSNORM, LAYER_NORM, CROSS_ENTROPY, RMSNORM_BWD,
- LAYER_NORM_BWD, CROSS_ENTROPY_BWD) = range(7)
+ LAYER_NORM_BWD, CROSS_ENTROPY_BWD, SOFTMAX_BWD) = range(8)
 _DTYPES = ("bf16", "f16", "f32")
 _NAMES = ("softmax", "rmsnorm", "layer_norm", "cross_entropy",
           "rmsnorm_backward", "layer_norm_backward",
-          "cross_entropy_backward")
+          "cross_entropy_backward", "softmax_backward")
 
 # op id -> (Launcher, bindings key from (T, N)); registered by the ops.
 _launchers = {}
@@ -180,6 +181,7 @@ cross_entropy = _first("cross_entropy")
 rmsnorm_backward = _first("rmsnorm_backward")
 layer_norm_backward = _first("layer_norm_backward")
 cross_entropy_backward = _first("cross_entropy_backward")
+softmax_backward = _first("softmax_backward")
 
 
 def info():

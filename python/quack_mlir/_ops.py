@@ -35,20 +35,21 @@ def init_torch():
     return t
 
 
-def rows(op, x):
+def rows(op, x, name="x"):
     """Checks x: [..., N], a supported dtype, last dimension unit-stride,
     leading dimensions forming evenly spaced rows. Returns (M, N, row stride
-    in elements (0 when M <= 1), (T, element size), contiguous)."""
+    in elements (0 when M <= 1), (T, element size), contiguous). `name`
+    names x in the messages."""
     if not isinstance(x, Tensor):
-        raise TypeError(f"{op}: x must be a torch.Tensor, got "
+        raise TypeError(f"{op}: {name} must be a torch.Tensor, got "
                         f"{type(x).__name__}")
     nd = x.dim()
     if nd == 0:
-        raise ValueError(f"{op}: x must have at least one dimension "
+        raise ValueError(f"{op}: {name} must have at least one dimension "
                          "[..., N], got a 0-d tensor")
     dt = DTYPES.get(x.dtype)
     if dt is None:
-        raise TypeError(f"{op}: x has dtype {x.dtype}; supported dtypes "
+        raise TypeError(f"{op}: {name} has dtype {x.dtype}; supported dtypes "
                         "are torch.bfloat16, torch.float16 and torch.float32")
     contiguous = x.is_contiguous()
     if nd == 2:
@@ -63,18 +64,19 @@ def rows(op, x):
         m = sm = 0
         sn = x.stride()[-1]
     if n == 0:
-        raise ValueError(f"{op}: the last dimension of x (N) must be "
-                         f"positive, x has shape {tuple(x.shape)}")
+        raise ValueError(f"{op}: the last dimension of {name} (N) must be "
+                         f"positive, {name} has shape {tuple(x.shape)}")
     if n > 1 and sn != 1:
-        raise ValueError(f"{op}: the last dimension of x must have stride "
-                         f"1, x has strides {tuple(x.stride())}; call "
+        raise ValueError(f"{op}: the last dimension of {name} must have "
+                         f"stride 1, {name} has strides {tuple(x.stride())}; "
+                         "call "
                          ".contiguous() first")
     if nd != 2 and not contiguous:
         try:
             x2 = x.view(-1, n)
         except RuntimeError:
             raise ValueError(
-                f"{op}: x of shape {tuple(x.shape)} and strides "
+                f"{op}: {name} of shape {tuple(x.shape)} and strides "
                 f"{tuple(x.stride())} cannot be viewed as rows [M, N] "
                 "without a copy; call .contiguous() first") from None
         m = x2.shape[0]
@@ -82,7 +84,7 @@ def rows(op, x):
     if m <= 1:
         sm = 0
     elif sm < n:
-        raise ValueError(f"{op}: the rows of x overlap (row stride {sm} < "
+        raise ValueError(f"{op}: the rows of {name} overlap (row stride {sm} < "
                          f"N = {n}); pass a tensor whose rows are distinct, "
                          "e.g. x.contiguous()")
     return m, n, sm, dt, contiguous
@@ -119,36 +121,39 @@ def per_row(op, name, v, m):
     _one_dim(op, name, v, m, "M")
 
 
-def rows_like(op, name, v, x, m, n):
-    """Checks v against x (as rows() returned M and N): same dtype and
-    shape. Returns v's row stride in elements."""
+def rows_like(op, name, v, x, m, n, x_name="x"):
+    """Checks v against x (as rows() returned M and N; `x_name` names x in
+    messages): same dtype and shape. Returns v's row stride in
+    elements."""
     if (isinstance(v, Tensor) and v.dtype == x.dtype and v.shape == x.shape
             and v.is_contiguous()):
         # What rows(op, v) returns for a contiguous tensor of x's shape and
         # dtype (whose checks x passed already). Its device is the caller's
         # to check (device()), as for every other operand.
         return n if m > 1 else 0
-    vm, vn, stride, _, _ = rows(op, v)
+    vm, vn, stride, _, _ = rows(op, v, name)
     if v.dtype != x.dtype:
-        raise TypeError(f"{op}: {name} has dtype {v.dtype} but x has "
+        raise TypeError(f"{op}: {name} has dtype {v.dtype} but {x_name} has "
                         f"{x.dtype}; they must match")
     if (vm, vn) != (m, n) or v.shape != x.shape:
-        raise ValueError(f"{op}: {name} must have x's shape "
+        raise ValueError(f"{op}: {name} must have {x_name}'s shape "
                          f"{tuple(x.shape)}, got {tuple(v.shape)}")
     return stride
 
 
-def device(op, x, *named):
-    """Checks that x is on a CUDA device and every (name, tensor) of `named`
-    on the same one; returns the device index."""
+def device(op, x, *named, name="x"):
+    """Checks that x (called `name` in messages) is on a CUDA device and
+    every (name, tensor) of `named` on the same one; returns the device
+    index."""
     if not x.is_cuda:
-        raise ValueError(f"{op}: x must be on a CUDA device, it is on "
+        raise ValueError(f"{op}: {name} must be on a CUDA device, it is on "
                          f"{x.device}")
     dev = x.get_device()
-    for name, v in named:
+    for other, v in named:
         if v.get_device() != dev or not v.is_cuda:
-            raise ValueError(f"{op}: {name} is on {v.device} but x is on "
-                             f"{x.device}; they must be on the same device")
+            raise ValueError(f"{op}: {other} is on {v.device} but {name} is "
+                             f"on {x.device}; they must be on the same "
+                             "device")
     return dev
 
 

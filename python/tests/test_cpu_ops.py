@@ -487,7 +487,8 @@ def test_rmsnorm_validation_order(torch):
 
 def test_ops_are_registered(torch):
     import quack_mlir  # noqa: F401 - registers the ops
-    for name in ("rmsnorm_fwd", "softmax_fwd", "layernorm_fwd"):
+    for name in ("rmsnorm_fwd", "softmax_fwd", "layernorm_fwd",
+                 "rmsnorm_bwd", "softmax_bwd", "layernorm_bwd"):
         assert hasattr(torch.ops.quack_mlir, name)
 
 
@@ -499,6 +500,8 @@ def test_fake_implementations(torch):
         w = torch.empty(64, dtype=torch.bfloat16)
         y = torch.ops.quack_mlir.softmax_fwd(x)
         assert y.shape == x.shape and y.dtype == x.dtype
+        dx = torch.ops.quack_mlir.softmax_bwd(x, y)
+        assert dx.shape == x.shape and dx.dtype == x.dtype
         y, mean, rstd = torch.ops.quack_mlir.layernorm_fwd(x, w, w, 1e-5)
         assert y.shape == x.shape and y.is_contiguous()
         assert mean.shape == (20,) and rstd.dtype == torch.float32
@@ -618,6 +621,28 @@ def test_cross_entropy_validation():
                                  torch.zeros(4, dtype=torch.int64))
     with pytest.raises(ValueError, match="must be on a CUDA device"):
         quack_mlir.cross_entropy(x, torch.zeros(4, dtype=torch.int64))
+
+
+def test_softmax_backward_validation_on_cpu_tensors():
+    """softmax_backward names dy or y in its errors."""
+    torch = pytest.importorskip("torch")
+    import quack_mlir
+    y = torch.rand(8, 64)
+    with pytest.raises(ValueError, match="dy must have y's shape"):
+        quack_mlir.softmax_backward(y[:4], y)
+    with pytest.raises(TypeError, match="dy has dtype torch.float16 but y"):
+        quack_mlir.softmax_backward(y.half(), y)
+    with pytest.raises(TypeError, match="softmax_backward: y must be a "
+                       "torch.Tensor"):
+        quack_mlir.softmax_backward(y, [1.0])
+    with pytest.raises(TypeError, match="softmax_backward: y has dtype "
+                       "torch.float64"):
+        quack_mlir.softmax_backward(y.double(), y.double())
+    with pytest.raises(ValueError, match="the last dimension of y must have "
+                       "stride 1"):
+        quack_mlir.softmax_backward(y.t(), y.t())
+    with pytest.raises(ValueError, match="y must be on a CUDA device"):
+        quack_mlir.softmax_backward(y, y)
 
 
 def test_backward_validation_on_cpu_tensors():

@@ -79,7 +79,8 @@ print(_fast.softmax(x), _fast.rmsnorm(x, w, 1e-6, False),
       _fast.cross_entropy(x, t, -100, False), _fast.softmax("x"),
       _fast.rmsnorm_backward(x, x, w, r),
       _fast.layer_norm_backward(x, x, w, r, r),
-      _fast.cross_entropy_backward(x, t, r, r, -100))
+      _fast.cross_entropy_backward(x, t, r, r, -100),
+      _fast.softmax_backward(x, x))
 for call in (lambda: qm.softmax(x), lambda: qm.rmsnorm(x, w),
              lambda: qm.layer_norm(x, 8, w, w),
              lambda: qm.cross_entropy(x, t),
@@ -96,7 +97,7 @@ for call in (lambda: _fast.softmax(), lambda: _fast.rmsnorm(x, w)):
         print(e)
 """, {"QUACK_MLIR_FAST_LIB": str(module_dir)}).stdout.splitlines()
     assert out[0] == "True 0 True"
-    assert out[1] == "None None None None None None None None"
+    assert out[1] == "None None None None None None None None None"
     assert out[2:8] == [f"{op}: x must be on a CUDA device, it is on cpu"
                         for op in ("softmax", "rmsnorm", "layer_norm",
                                    "cross_entropy", "rmsnorm_backward",
@@ -217,7 +218,7 @@ from quack_mlir.cross_entropy import _forward as ce_forward
 from quack_mlir.layernorm import layer_norm_backward_checked, \
     layer_norm_forward
 from quack_mlir.rmsnorm import rmsnorm_backward_checked, rmsnorm_forward
-from quack_mlir.softmax import softmax_forward
+from quack_mlir.softmax import softmax_backward_checked, softmax_forward
 
 class Launch(ctypes.Structure):
     _fields_ = [("ex", ctypes.c_int), ("function", ctypes.c_void_p),
@@ -231,7 +232,7 @@ fake = ctypes.CDLL(os.environ["QUACK_RT_CUDA_LIBRARY"])
 fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
 # Parameters per kernel, M included (docs/abi.md); a finishing kernel's:
 # the row slots, the workspace and one per sum.
-PARAMS = {"softmax_fwd": 5, "rmsnorm_fwd": 8, "layernorm_fwd": 10,
+PARAMS = {"softmax_fwd": 5, "softmax_bwd": 7, "rmsnorm_fwd": 8, "layernorm_fwd": 10,
           "cross_entropy_fwd": 7, "cross_entropy_bwd": 9, "rmsnorm_bwd": 11,
           "layernorm_bwd": 13,
           "rmsnorm_bwd_finish": 3, "layernorm_bwd_finish": 4}
@@ -343,6 +344,9 @@ for label, x in (("contiguous", rows(8)), ("offset", rows(8, 1)),
           lambda: qm.layer_norm_backward(dy, xc, w, r1, r2),
           lambda: layer_norm_backward_checked(dy, xc, w, r1, r2),
           dict(bins, x=xc))
+    check("softmax_backward " + label,
+          lambda: qm.softmax_backward(dy, x),
+          lambda: softmax_backward_checked(dy, x), bins)
 
 # Autograd: the forward and the backward both launch from C++.
 x = torch.randn(8, n, requires_grad=True)
@@ -358,6 +362,10 @@ loss = qm.cross_entropy(x, t)
 (dx,) = torch.autograd.grad(loss, (x,))
 print("cross_entropy autograd launches", mod.launches() - before,
       dx.shape == x.shape)
+before = mod.launches()
+(dx,) = torch.autograd.grad(qm.softmax(x), (x,), torch.randn(8, n))
+print("softmax autograd launches", mod.launches() - before,
+      dx.shape == x.shape)
 print("variants", mod.size())
 '''
 
@@ -372,9 +380,10 @@ def test_same_launches_as_the_python_path(testing_module_dir, compiled_root):
     env["QUACK_MLIR_RUNTIME_LIB"] = lib
     out = run(COMPARE, env).stdout.splitlines()
     oks = [line for line in out if line.startswith("ok ")]
-    # 6 layouts x 9 calls (rmsnorm and layer_norm with kept and unread
+    # 6 layouts x 10 calls (rmsnorm and layer_norm with kept and unread
     # statistics), less cross_entropy's two on the 3-d input.
-    assert len(oks) == 6 * 9 - 2, out
+    assert len(oks) == 6 * 10 - 2, out
+    assert "softmax autograd launches 2 True" in out, out
     assert "autograd launches 2 True True" in out, out
     assert "cross_entropy autograd launches 2 True" in out, out
 

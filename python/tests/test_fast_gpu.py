@@ -20,7 +20,8 @@ from quack_mlir.layernorm import (  # noqa: E402
     layer_norm_backward_checked, layer_norm_forward)
 from quack_mlir.rmsnorm import (  # noqa: E402
     rmsnorm_backward_checked, rmsnorm_forward)
-from quack_mlir.softmax import softmax_forward  # noqa: E402
+from quack_mlir.softmax import (  # noqa: E402
+    softmax_backward_checked, softmax_forward)
 
 _INFO = _fast.info()
 if not _INFO["active"]:
@@ -210,6 +211,21 @@ def test_layer_norm_backward(dtype, shape):
     same(dx, dx0)
     close_sum(dw, dw0)
     close_sum(db, db0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["bf16", "f16", "f32"])
+@pytest.mark.parametrize("shape", BWD_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_softmax_backward(dtype, shape):
+    y = torch.softmax(torch.randn(*shape, device="cuda") * 3, -1).to(dtype)
+    dy = torch.randn(*shape, device="cuda", dtype=dtype)
+    dx, fast = served(lambda: quack_mlir.softmax_backward(dy, y))
+    assert fast
+    same(dx, softmax_backward_checked(dy, y))
+    x = torch.randn(*shape, device="cuda", dtype=dtype, requires_grad=True)
+    before = launches()
+    (g,) = torch.autograd.grad(quack_mlir.softmax(x), (x,), dy)
+    assert launches() - before == 2
+    same(g, softmax_backward_checked(dy, softmax_forward(x.detach())))
 
 
 @pytest.mark.parametrize("op", ["rmsnorm", "layer_norm"])

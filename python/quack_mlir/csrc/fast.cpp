@@ -1,10 +1,9 @@
 //===- fast.cpp - The eager ops' launch path in C++ ------------------------===//
 //
 // _quack_fast: the common case of each eager op (softmax, rmsnorm,
-// layer_norm, cross_entropy without autograd, and the direct backward of
-// the two norms, which their autograd functions call) checked, allocated
-// and launched in one C call, without the Python interpreter's
-// per-attribute cost. Every function returns None where its case is not the common one
+// layer_norm, cross_entropy forward and backward, which the autograd
+// functions call too) checked, allocated and launched in one C call,
+// without the Python interpreter's per-attribute cost. Every function returns None where its case is not the common one
 // (a CPU tensor, an odd layout, a tensor subclass, autograd, M = 0, another
 // current device, an allocation that failed); the Python op then takes its
 // own path, which words every error. So this file checks only what decides
@@ -71,7 +70,8 @@ enum Op : int {
   kCrossEntropy,
   kRmsnormBwd,
   kLayerNormBwd,
-  kCrossEntropyBwd
+  kCrossEntropyBwd,
+  kSoftmaxBwd
 };
 enum DType : int { kBF16, kF16, kF32 };
 constexpr int kElemSize[] = {2, 2, 4};
@@ -513,6 +513,8 @@ PyObject *softmax(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   Rows r;
   if (!x || !fastRows(*x, r))
     QUACK_FAST_NONE;
+  if (at::GradMode::is_enabled() && x->requires_grad())
+    QUACK_FAST_NONE;
   at::Tensor y = emptyRows(*x);
   // softmax_fwd(M, x, x.row_stride, y, y.row_stride)
   int64_t a[] = {pointer(*x), r.stride, pointer(y), r.m > 1 ? r.n : 0};
@@ -699,6 +701,27 @@ PyObject *crossEntropyBwd(PyObject *, PyObject *const *args,
   QUACK_FAST_CATCH
 }
 
+// softmax_backward(dy, y) -> dx | None
+PyObject *softmaxBwd(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!ready("softmax_backward(dy, y)", nargs, 2))
+    return nullptr;
+  QUACK_FAST_TRY
+  const at::Tensor *dy = asTensor(args[0]);
+  const at::Tensor *y = asTensor(args[1]);
+  Rows r;
+  if (!dy || !y || !fastRows(*y, r) || !fastLike(*dy, *y, r.device))
+    QUACK_FAST_NONE;
+  at::Tensor dx = emptyRows(*y);
+  int64_t rowStride = r.m > 1 ? r.n : 0;
+  // softmax_bwd(M, dy, dy.row_stride, y, y.row_stride, dx, dx.row_stride)
+  int64_t a[] = {pointer(*dy), rowStride, pointer(*y),
+                 r.stride,     pointer(dx), rowStride};
+  if (!launch(kSoftmaxBwd, r, a, 6))
+    return nullptr;
+  return wrap(std::move(dx));
+  QUACK_FAST_CATCH
+}
+
 // rmsnorm_backward(dy, x, weight, rstd) -> (dx, dweight) | None
 PyObject *rmsnormBwd(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   if (!ready("rmsnorm_backward(dy, x, weight, rstd)", nargs, 4))
@@ -856,6 +879,9 @@ PyMethodDef methods[] = {
      METH_FASTCALL,
      "cross_entropy_backward(logits, target, lse, dloss, ignore_index) -> "
      "dlogits, or None"},
+    {"softmax_backward",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(softmaxBwd)),
+     METH_FASTCALL, "softmax_backward(dy, y) -> dx, or None"},
     {"rmsnorm_backward",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(rmsnormBwd)),
      METH_FASTCALL,
