@@ -70,6 +70,8 @@ def build_ops(torch, qm, n, dtype):
     dev = "cuda"
     eps = 1e-5
 
+    grad = torch.autograd.grad
+
     def inputs(m, grad=False):
         x = torch.randn(m, n, device=dev, dtype=dtype, requires_grad=grad)
         w = (1 + 0.1 * torch.randn(n, device=dev, dtype=dtype)
@@ -108,12 +110,26 @@ def build_ops(torch, qm, n, dtype):
         _, rstd = qm.rmsnorm(x, w, eps, return_rstd=True)
         return (lambda: qm.rmsnorm_backward(dy, x, w, rstd)), None
 
+    def softmax_bwd(m):
+        x, _, _, dy = inputs(m)
+        y = qm.softmax(x)
+        return ((lambda: qm.softmax_backward(dy, y)),
+                (lambda: torch._softmax_backward_data(dy, y, -1, dtype)))
+
+    def softmax_fwd_bwd(m):
+        x, _, _, dy = inputs(m, grad=True)
+
+        def q():
+            return grad(qm.softmax(x), (x,), dy)
+
+        def ref():
+            return grad(torch.softmax(x, -1), (x,), dy)
+        return q, ref
+
     def layer_norm_bwd(m):
         x, w, b, dy = inputs(m)
         _, mean, rstd = qm.layer_norm(x, (n,), w, b, eps, return_stats=True)
         return (lambda: qm.layer_norm_backward(dy, x, w, mean, rstd)), None
-
-    grad = torch.autograd.grad
 
     def rmsnorm_fwd_bwd(m):
         # Forward with autograd, then the gradients of x and w.
@@ -166,6 +182,10 @@ def build_ops(torch, qm, n, dtype):
                         rmsnorm_bwd),
         "layer_norm_bwd": ("quack_mlir.layer_norm_backward (direct)",
                            layer_norm_bwd),
+        "softmax_bwd": ("quack_mlir.softmax_backward / "
+                        "torch._softmax_backward_data", softmax_bwd),
+        "softmax_fwd_bwd": ("forward with autograd + torch.autograd.grad "
+                            "of x", softmax_fwd_bwd),
         "rmsnorm_fwd_bwd": ("forward with autograd + torch.autograd.grad "
                             "of x, w", rmsnorm_fwd_bwd),
         "layer_norm_fwd_bwd": ("forward with autograd + torch.autograd.grad "
