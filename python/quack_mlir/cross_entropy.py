@@ -111,10 +111,62 @@ def _function():
     return _Function
 
 
+_op = None
+
+
+def _get_op():
+    """The torch.library ops that torch.compile sees: the forward (loss
+    and lse per row) with its autograd, and the backward."""
+    global _op
+    if _op is not None:
+        return _op
+    torch = _ops.torch
+
+    @torch.library.custom_op("quack_mlir::cross_entropy_fwd",
+                             mutates_args=())
+    def cross_entropy_fwd(logits: torch.Tensor, target: torch.Tensor,
+                          ignore_index: int
+                          ) -> tuple[torch.Tensor, torch.Tensor]:
+        return _forward(logits, target, ignore_index)
+
+    @cross_entropy_fwd.register_fake
+    def _(logits, target, ignore_index):
+        m = logits.shape[0]
+        return (logits.new_empty((m,), dtype=torch.float32),
+                logits.new_empty((m,), dtype=torch.float32))
+
+    @torch.library.custom_op("quack_mlir::cross_entropy_bwd",
+                             mutates_args=())
+    def cross_entropy_bwd(logits: torch.Tensor, target: torch.Tensor,
+                          lse: torch.Tensor, dloss: torch.Tensor,
+                          ignore_index: int) -> torch.Tensor:
+        return _backward(logits, target.contiguous(), lse, dloss,
+                         ignore_index)
+
+    @cross_entropy_bwd.register_fake
+    def _(logits, target, lse, dloss, ignore_index):
+        return torch.empty_like(logits, memory_format=torch.contiguous_format)
+
+    def setup_context(ctx, inputs, output):
+        logits, target, ignore_index = inputs
+        ctx.save_for_backward(logits, target, output[1])
+        ctx.ignore_index = ignore_index
+
+    def backward(ctx, dloss, _dlse):
+        logits, target, lse = ctx.saved_tensors
+        return (cross_entropy_bwd(logits, target, lse, dloss,
+                                  ctx.ignore_index), None, None)
+
+    cross_entropy_fwd.register_autograd(backward, setup_context=setup_context)
+    _op = cross_entropy_fwd
+    return _op
+
+
 def cross_entropy(logits, target, reduction="mean", ignore_index=-100):
     """torch.nn.functional.cross_entropy(logits, target, reduction=...,
     ignore_index=...) for 2-d logits [M, N] (bf16/f16/f32, last dimension
-    unit-stride) and int64 targets [M], with autograd.
+    unit-stride) and int64 targets [M], with autograd (under torch.compile
+    through the torch.library ops quack_mlir::cross_entropy_fwd/_bwd).
 
     Rows whose target is ignore_index have loss 0 and gradient 0; 'mean'
     divides by the number of other rows (NaN when every row is ignored, as
@@ -132,8 +184,9 @@ def cross_entropy(logits, target, reduction="mean", ignore_index=-100):
         loss = fast(logits, target, ignore_index, False)
     if loss is None:
         _check(logits, target, reduction, ignore_index)
-        if (not logits.requires_grad or not torch.is_grad_enabled()) and (
-                not torch.compiler.is_compiling()):
+        if torch.compiler.is_compiling():
+            loss = _get_op()(logits, target, ignore_index)[0]
+        elif not logits.requires_grad or not torch.is_grad_enabled():
             # Nothing to differentiate: the kernel alone, without the cost
             # of an autograd.Function (its context and saved tensors).
             loss = _forward(logits, target, ignore_index, keep_lse=False)[0]
@@ -145,3 +198,13 @@ def cross_entropy(logits, target, reduction="mean", ignore_index=-100):
     if reduction == "sum":
         return total
     return total / (target != ignore_index).sum()
+
+
+# Register the ops at import (they cannot be registered while torch.compile
+# traces); without torch the package still imports, for CPU-only use.
+try:
+    _ops.init_torch()
+except ImportError:
+    pass
+else:
+    _get_op()

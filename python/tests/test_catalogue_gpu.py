@@ -240,6 +240,31 @@ def test_cross_entropy_op_with_autograd(t, n, reduction):
     assert rel(x1.grad, x2.grad) < TOL[t]
 
 
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_cross_entropy_op_under_torch_compile(reduction):
+    """Under torch.compile (fullgraph) cross_entropy is the torch.library
+    ops quack_mlir::cross_entropy_fwd/_bwd: loss and gradient as in eager
+    mode (the compiled reduction may sum in another order: within one
+    rounding)."""
+    import quack_mlir
+    x, target = ce_inputs("bf16", 1025, 4096, True)
+
+    def f(x):
+        loss = quack_mlir.cross_entropy(x, target, reduction=reduction,
+                                        ignore_index=IGNORE_INDEX)
+        return loss if reduction == "mean" else loss.sum()
+
+    results = []
+    for fn in (f, torch.compile(f, fullgraph=True)):
+        x1 = x.clone().requires_grad_(True)
+        loss = fn(x1)
+        loss.backward()
+        results.append((loss.detach(), x1.grad))
+    torch.testing.assert_close(results[1][0], results[0][0], rtol=1e-5,
+                               atol=0)
+    torch.testing.assert_close(results[1][1], results[0][1])
+
+
 def test_cross_entropy_op_all_ignored_mean_is_nan():
     import quack_mlir
     x = torch.randn(4, 1000, device="cuda")

@@ -488,7 +488,8 @@ def test_rmsnorm_validation_order(torch):
 def test_ops_are_registered(torch):
     import quack_mlir  # noqa: F401 - registers the ops
     for name in ("rmsnorm_fwd", "softmax_fwd", "layernorm_fwd",
-                 "rmsnorm_bwd", "softmax_bwd", "layernorm_bwd"):
+                 "cross_entropy_fwd", "rmsnorm_bwd", "softmax_bwd",
+                 "layernorm_bwd", "cross_entropy_bwd"):
         assert hasattr(torch.ops.quack_mlir, name)
 
 
@@ -502,6 +503,12 @@ def test_fake_implementations(torch):
         assert y.shape == x.shape and y.dtype == x.dtype
         dx = torch.ops.quack_mlir.softmax_bwd(x, y)
         assert dx.shape == x.shape and dx.dtype == x.dtype
+        logits = torch.empty(20, 64, dtype=torch.bfloat16)
+        t = torch.empty(20, dtype=torch.int64)
+        loss, lse = torch.ops.quack_mlir.cross_entropy_fwd(logits, t, -100)
+        assert loss.shape == (20,) and lse.dtype == torch.float32
+        dx = torch.ops.quack_mlir.cross_entropy_bwd(logits, t, lse, loss, -1)
+        assert dx.shape == logits.shape and dx.dtype == logits.dtype
         y, mean, rstd = torch.ops.quack_mlir.layernorm_fwd(x, w, w, 1e-5)
         assert y.shape == x.shape and y.is_contiguous()
         assert mean.shape == (20,) and rstd.dtype == torch.float32

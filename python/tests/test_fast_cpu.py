@@ -395,3 +395,63 @@ from quack_mlir import _fast
 print(_fast.info())
 """, {"QUACK_MLIR_FAST_LIB": str(testing_module_dir)}).stdout
     assert "'active': False" in out and "CPU tests" in out, out
+
+
+COMPILE = launch_path_cpu.POINT_AT_CPU + r'''
+import ctypes, os
+import quack_mlir as qm
+
+class Launch(ctypes.Structure):
+    _fields_ = [("ex", ctypes.c_int), ("function", ctypes.c_void_p),
+                ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("shared_bytes", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("cluster", ctypes.c_uint * 3),
+                ("params", ctypes.c_uint64 * 32),
+                ("symbol", ctypes.c_char * 64)]
+
+fake = ctypes.CDLL(os.environ["QUACK_RT_CUDA_LIBRARY"])
+fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
+
+def symbols(fn):
+    first = fake.fake_cuda_num_launches()
+    fn()
+    return [fake.fake_cuda_get_launch(i).contents.symbol.decode()
+            for i in range(first, fake.fake_cuda_num_launches())]
+
+n = 64
+x = torch.randn(8, n, requires_grad=True)
+w = torch.randn(n, requires_grad=True)
+b = torch.randn(n, requires_grad=True)
+t = torch.randint(0, n, (8,))
+steps = [
+    ("softmax", lambda x: qm.softmax(x).sum(), (x,)),
+    ("rmsnorm", lambda x, w: qm.rmsnorm(x, w, 1e-5).sum(), (x, w)),
+    ("layer_norm", lambda x, w, b: qm.layer_norm(x, n, w, b, 1e-5).sum(),
+     (x, w, b)),
+    ("cross_entropy", lambda x: qm.cross_entropy(x, t), (x,)),
+]
+for name, f, args in steps:
+    g = torch.compile(f, backend="aot_eager", fullgraph=True)
+    print(name, symbols(lambda: torch.autograd.grad(g(*args), args)))
+'''
+
+
+def test_torch_compile_captures_every_op_and_its_backward(
+        testing_module_dir, compiled_root):
+    """torch.compile (fullgraph, AOT autograd) captures each op as its
+    torch.library ops, forward and backward, whose kernels then launch (on
+    CPU tensors, into the stand-in driver)."""
+    from test_launch_cpu import fake_driver
+    lib = runtime_or_skip()
+    env = launch_path_cpu.environment(
+        os.path.dirname(os.path.dirname(lib)), str(testing_module_dir),
+        str(compiled_root), True)
+    env["QUACK_RT_CUDA_LIBRARY"] = fake_driver()
+    env["QUACK_MLIR_RUNTIME_LIB"] = lib
+    out = run(COMPILE, env).stdout.splitlines()
+    assert out == [
+        "softmax ['softmax_fwd', 'softmax_bwd']",
+        "rmsnorm ['rmsnorm_fwd', 'rmsnorm_bwd', 'rmsnorm_bwd_finish']",
+        "layer_norm ['layernorm_fwd', 'layernorm_bwd', "
+        "'layernorm_bwd_finish']",
+        "cross_entropy ['cross_entropy_fwd', 'cross_entropy_bwd']"], out
