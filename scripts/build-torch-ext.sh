@@ -52,13 +52,16 @@ read -r TORCH ABI VERSION <<<"$TORCH_INFO"
 [ -f "$CUDA/include/cuda_runtime_api.h" ] || {
   echo "error: no CUDA headers in $CUDA/include (set CUDA_HOME)" >&2; exit 1; }
 
+TESTING=()
+[ "${QUACK_FAST_CPU_TESTING:-}" = 1 ] && TESTING=(-DQUACK_FAST_CPU_TESTING)
+
 mkdir -p "$OUT"
 DEST=$OUT/_quack_fast$SUFFIX
 # -O2 and no debug information: the module's job is to be short.
 "$CXX" -std=c++17 -O2 -fPIC -shared -fvisibility=hidden \
   -D_GLIBCXX_USE_CXX11_ABI="$ABI" \
   -DQUACK_FAST_TORCH_VERSION="\"$VERSION\"" \
-  ${QUACK_FAST_CPU_TESTING:+-DQUACK_FAST_CPU_TESTING} \
+  "${TESTING[@]}" \
   -isystem "$TORCH/include" -isystem "$TORCH/include/torch/csrc/api/include" \
   -isystem "$CUDA/include" -isystem "$PYINC" \
   -Wall -Wextra -Wno-unused-parameter \

@@ -94,6 +94,7 @@ def _function():
             return loss
 
         @staticmethod
+        @_ops.torch.autograd.function.once_differentiable
         def backward(ctx, dloss):
             logits, target, lse = ctx.saved_tensors
             # A reduction's gradient arrives expanded (stride 0), in the

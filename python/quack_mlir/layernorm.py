@@ -177,6 +177,7 @@ def _autograd_function():
             return y, mean, rstd
 
         @staticmethod
+        @_ops.torch.autograd.function.once_differentiable
         def backward(ctx, dy, _dmean, _drstd):
             if dy is None:
                 return None, None, None, None

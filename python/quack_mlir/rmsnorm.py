@@ -137,6 +137,7 @@ def _autograd_function():
             return y, rstd
 
         @staticmethod
+        @_ops.torch.autograd.function.once_differentiable
         def backward(ctx, dy, _drstd):
             if dy is None:
                 return None, None, None

@@ -125,6 +125,7 @@ def _autograd_function():
             return y
 
         @staticmethod
+        @_ops.torch.autograd.function.once_differentiable
         def backward(ctx, dy):
             (y,) = ctx.saved_tensors
             if not dy.is_contiguous():
