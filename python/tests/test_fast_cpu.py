@@ -217,16 +217,10 @@ def compiled_root(tmp_path_factory):
     return root
 
 
-COMPARE = launch_path_cpu.POINT_AT_CPU + r'''
-import ctypes, os, sys
-import quack_mlir as qm
-from quack_mlir import _fast
-from quack_mlir.cross_entropy import _backward as ce_backward
-from quack_mlir.cross_entropy import _forward as ce_forward
-from quack_mlir.layernorm import layer_norm_backward_checked, \
-    layer_norm_forward
-from quack_mlir.rmsnorm import rmsnorm_backward_checked, rmsnorm_forward
-from quack_mlir.softmax import softmax_backward_checked, softmax_forward
+# The stand-in driver's launch records (FakeCudaDriver.h), read by the
+# scripts below.
+FAKE = r'''
+import ctypes, os
 
 class Launch(ctypes.Structure):
     _fields_ = [("ex", ctypes.c_int), ("function", ctypes.c_void_p),
@@ -238,6 +232,19 @@ class Launch(ctypes.Structure):
 
 fake = ctypes.CDLL(os.environ["QUACK_RT_CUDA_LIBRARY"])
 fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
+'''
+
+COMPARE = launch_path_cpu.POINT_AT_CPU + FAKE + r'''
+import sys
+import quack_mlir as qm
+from quack_mlir import _fast
+from quack_mlir.cross_entropy import _backward as ce_backward
+from quack_mlir.cross_entropy import _forward as ce_forward
+from quack_mlir.layernorm import layer_norm_backward_checked, \
+    layer_norm_forward
+from quack_mlir.rmsnorm import rmsnorm_backward_checked, rmsnorm_forward
+from quack_mlir.softmax import softmax_backward_checked, softmax_forward
+
 # Parameters per kernel, M included (docs/abi.md); a finishing kernel's:
 # the row slots, the workspace and one per sum.
 PARAMS = {"softmax_fwd": 5, "softmax_bwd": 7, "rmsnorm_fwd": 8, "layernorm_fwd": 10,
@@ -405,20 +412,9 @@ print(_fast.info())
     assert "'active': False" in out and "CPU tests" in out, out
 
 
-COMPILE = launch_path_cpu.POINT_AT_CPU + r'''
-import ctypes, os
+COMPILE = launch_path_cpu.POINT_AT_CPU + FAKE + r'''
 import quack_mlir as qm
 
-class Launch(ctypes.Structure):
-    _fields_ = [("ex", ctypes.c_int), ("function", ctypes.c_void_p),
-                ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
-                ("shared_bytes", ctypes.c_uint), ("stream", ctypes.c_void_p),
-                ("cluster", ctypes.c_uint * 3),
-                ("params", ctypes.c_uint64 * 32),
-                ("symbol", ctypes.c_char * 64)]
-
-fake = ctypes.CDLL(os.environ["QUACK_RT_CUDA_LIBRARY"])
-fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
 
 def symbols(fn):
     first = fake.fake_cuda_num_launches()
