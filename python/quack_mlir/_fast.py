@@ -28,6 +28,7 @@ Launcher for the variant, exactly as the Python path does.
 import importlib.machinery
 import importlib.util
 import os
+import threading
 
 from . import _kernels, _runtime
 
@@ -150,17 +151,21 @@ def _load():
 
 
 _tried = False
+_lock = threading.Lock()
 
 
 def _ensure():
-    """Loads the module once and binds the entry points to its functions
-    (or to None)."""
+    """Loads the module once (whichever thread comes first) and binds the
+    entry points to its functions (or to None)."""
     global _tried
-    if not _tried:
-        module = _load()
-        _tried = True
-        for n in _NAMES:
-            globals()[n] = getattr(module, n) if module else None
+    if _tried:
+        return
+    with _lock:
+        if not _tried:
+            module = _load()
+            for n in _NAMES:
+                globals()[n] = getattr(module, n) if module else None
+            _tried = True
 
 
 def _first(name):
