@@ -47,8 +47,8 @@ def _check(logits, target, reduction, ignore_index):
 def _forward(logits, target, ignore_index, keep_lse=True):
     """Returns (loss, lse); without `keep_lse` the lse goes to a scratch
     buffer and None is returned in its place."""
-    m, n, stride, dt, _ = _ops.rows(_OP, logits)
-    dev = _ops.device(_OP, logits, ("target", target))
+    m, n, stride, dt, _ = _ops.rows(_OP, logits, "logits")
+    dev = _ops.device(_OP, logits, ("target", target), name="logits")
     target = target.contiguous()
     loss = _ops.empty_per_row(logits, m)
     lse = _ops.stats_per_row(logits, m, dev, keep_lse)
@@ -60,8 +60,8 @@ def _forward(logits, target, ignore_index, keep_lse=True):
 
 
 def _backward(logits, target, lse, dloss, ignore_index):
-    m, n, stride, dt, _ = _ops.rows(_OP, logits)
-    dev = _ops.device(_OP, logits)
+    m, n, stride, dt, _ = _ops.rows(_OP, logits, "logits")
+    dev = _ops.device(_OP, logits, name="logits")
     dx = _ops.torch.empty((m, n), dtype=logits.dtype, device=logits.device)
     dloss = dloss.float().contiguous()
     if m > 0:

@@ -102,10 +102,12 @@ for call in (lambda: _fast.softmax(), lambda: _fast.rmsnorm(x, w)):
 """, {"QUACK_MLIR_FAST_LIB": str(module_dir)}).stdout.splitlines()
     assert out[0] == "True 0 True"
     assert out[1] == "None None None None None None None None None"
-    assert out[2:8] == [f"{op}: x must be on a CUDA device, it is on cpu"
-                        for op in ("softmax", "rmsnorm", "layer_norm",
-                                   "cross_entropy", "rmsnorm_backward",
-                                   "layer_norm_backward")]
+    assert out[2:8] == [f"{op}: {x} must be on a CUDA device, it is on cpu"
+                        for op, x in (("softmax", "x"), ("rmsnorm", "x"),
+                                      ("layer_norm", "x"),
+                                      ("cross_entropy", "logits"),
+                                      ("rmsnorm_backward", "x"),
+                                      ("layer_norm_backward", "x"))]
     assert out[8] == "_quack_fast.softmax(x) takes 1 arguments, got 0"
     assert out[9].startswith("_quack_fast.rmsnorm(x, weight, eps, keep_rstd)"
                              " takes 4 arguments, got 2")
@@ -459,3 +461,191 @@ def test_torch_compile_captures_every_op_and_its_backward(
         "layer_norm ['layernorm_fwd', 'layernorm_bwd', "
         "'layernorm_bwd_finish']",
         "cross_entropy ['cross_entropy_fwd', 'cross_entropy_bwd']"], out
+
+
+DIFFERENTIAL = launch_path_cpu.POINT_AT_CPU + FAKE + r'''
+import random, sys
+import quack_mlir as qm
+from quack_mlir import _fast
+
+for symbol, count in {"softmax_fwd": 5, "softmax_bwd": 7, "rmsnorm_fwd": 8,
+                      "layernorm_fwd": 10, "cross_entropy_fwd": 7,
+                      "cross_entropy_bwd": 9, "rmsnorm_bwd": 11,
+                      "layernorm_bwd": 13, "rmsnorm_bwd_finish": 3,
+                      "layernorm_bwd_finish": 4}.items():
+    fake.fake_cuda_set_symbol_params(symbol.encode(), count)
+assert _fast.info()["active"]
+NAMES = _fast._NAMES
+rng = random.Random(int(sys.argv[1]))
+torch.manual_seed(int(sys.argv[1]))
+
+def tensors(obj):
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (tuple, list)):
+        return [t for o in obj for t in tensors(o)]
+    return []
+
+def outcome(call, inputs):
+    """What a call does: its launches (pointers named) and its outputs'
+    layouts, or its exception."""
+    first = fake.fake_cuda_num_launches()
+    try:
+        out = call()
+    except Exception as e:
+        return ("raises", type(e).__name__, str(e))
+    names = {}
+    for i, t in enumerate(inputs):
+        names.setdefault(t.data_ptr(), f"in{i}")
+    outs = tensors(out)
+    for i, t in enumerate(outs):
+        names.setdefault(t.data_ptr(), f"out{i}")
+    launches = []
+    for i in range(first, fake.fake_cuda_num_launches()):
+        l = fake.fake_cuda_get_launch(i).contents
+        params = tuple(names.get(p, "buffer" if 1 << 32 < p < 1 << 63 else p)
+                       for p in l.params[:13])
+        launches.append((l.symbol.decode(), l.function, tuple(l.grid),
+                         tuple(l.block), params))
+    return ("ok", launches, [(tuple(t.shape), t.dtype, t.stride(),
+                              t.requires_grad) for t in outs])
+
+def both(call, inputs):
+    fast = outcome(call, inputs)
+    saved = {n: getattr(_fast, n) for n in NAMES}
+    for n in NAMES:
+        setattr(_fast, n, None)
+    try:
+        slow = outcome(call, inputs)
+    finally:
+        for n, f in saved.items():
+            setattr(_fast, n, f)
+    return fast, slow
+
+def layout(shape, dtype=torch.float32):
+    """A tensor of `shape` in a random layout: contiguous, one element off,
+    a slice of wider rows, every other column, rows repeated by expand, or
+    transposed."""
+    kind = rng.choice(["contiguous"] * 4 + ["offset", "wide", "step",
+                                            "expand", "transposed"])
+    n = shape[-1]
+    if kind == "offset":
+        return torch.randn(int(torch.tensor(shape).prod()) + 1,
+                           dtype=dtype)[1:].view(shape)
+    if kind == "wide" and len(shape) >= 2:
+        return torch.randn(*shape[:-1], n + rng.choice([1, 8]),
+                           dtype=dtype)[..., :n]
+    if kind == "step":
+        return torch.randn(*shape[:-1], 2 * n, dtype=dtype)[..., ::2]
+    if kind == "expand" and len(shape) >= 2:
+        return torch.randn(*shape[:-2], 1, n, dtype=dtype).expand(shape)
+    if kind == "transposed" and len(shape) >= 2:
+        return torch.randn(*shape[:-2], n, shape[-2],
+                           dtype=dtype).transpose(-1, -2)
+    return torch.randn(*shape, dtype=dtype)
+
+def vector(n, dtype):
+    kind = rng.choice(["ok"] * 16 + ["short", "dtype", "step", "grad",
+                                     "param"])
+    if kind == "short":
+        return torch.randn(n - 1, dtype=dtype)
+    if kind == "dtype":
+        return torch.randn(n, dtype=torch.float64)
+    if kind == "step":
+        return torch.randn(2 * n, dtype=dtype)[::2]
+    if kind == "grad":
+        return torch.randn(n, dtype=dtype, requires_grad=True)
+    if kind == "param":
+        return torch.nn.Parameter(torch.randn(n, dtype=dtype))
+    return torch.randn(n, dtype=dtype)
+
+mismatches = []
+launched = raised = served = 0
+for case in range(int(sys.argv[2])):
+    n = rng.choice([64] * 9 + [32])
+    dtype = rng.choice([torch.float32] * 9 + [torch.bfloat16])
+    lead = rng.choice([(8,), (1,), (0,), (2, 3), ()])
+    shape = (*lead, n)
+    x = layout(shape, dtype)
+    if rng.random() < 0.25:
+        x.requires_grad_(x.is_leaf)
+    grad = rng.random() < 0.5
+    op = rng.choice(["softmax", "rmsnorm", "layer_norm", "cross_entropy",
+                     "softmax_backward", "rmsnorm_backward",
+                     "layer_norm_backward"])
+    w, b = vector(n, dtype), vector(n, dtype)
+    m = x.numel() // n if n else 0
+    eps = rng.choice([1e-5, 1e-6, 0])
+    if op == "softmax":
+        dim = rng.choice([-1, -1, -1, x.dim() - 1, -1.0])
+        call, inputs = (lambda: qm.softmax(x, dim)), [x]
+    elif op == "rmsnorm":
+        keep = rng.choice([True, False])
+        call, inputs = (lambda: qm.rmsnorm(x, w, eps, keep)), [x, w]
+    elif op == "layer_norm":
+        ns = rng.choice([n, [n], (n,), torch.Size([n]), n + 1])
+        keep = rng.choice([True, False])
+        call = lambda: qm.layer_norm(x, ns, w, b, eps, keep)
+        inputs = [x, w, b]
+    elif op == "cross_entropy":
+        t = torch.randint(0, n, (max(m, 0),))
+        if m and rng.random() < 0.5:
+            t[0] = -100
+        if rng.random() < 0.2:
+            t = torch.randint(0, n, (2 * m,))[::2]
+        red = rng.choice(["none", "mean", "sum"])
+        ign = rng.choice([-100, -100, 3, 2 ** 70])
+        call = lambda: qm.cross_entropy(x, t, reduction=red, ignore_index=ign)
+        inputs = [x, t]
+    else:
+        dy = layout(shape, dtype) if rng.random() < 0.3 else \
+            torch.randn(shape, dtype=dtype)
+        r1 = rng.choice([torch.rand(m)] * 6 + [
+            torch.rand(m + 1), torch.rand(m, dtype=torch.float64)])
+        r2 = torch.rand(m)
+        if op == "softmax_backward":
+            call, inputs = (lambda: qm.softmax_backward(dy, x)), [dy, x]
+        elif op == "rmsnorm_backward":
+            call = lambda: qm.rmsnorm_backward(dy, x, w, r1)
+            inputs = [dy, x, w, r1]
+        else:
+            call = lambda: qm.layer_norm_backward(dy, x, w, r1, r2)
+            inputs = [dy, x, w, r1, r2]
+    before = _fast._module.launches()
+    with torch.set_grad_enabled(grad):
+        fast, slow = both(call, inputs)
+    served += _fast._module.launches() > before
+    launched += fast[0] == "ok" and bool(fast[1])
+    raised += fast[0] == "raises"
+    if fast != slow:
+        mismatches.append((case, op, tuple(x.shape), x.stride(), fast, slow))
+print("cases", int(sys.argv[2]), "mismatches", len(mismatches))
+print("launched", launched, "raised", raised, "served from C++", served)
+for mm in mismatches[:5]:
+    print(mm)
+'''
+
+
+def test_differential_against_the_python_path(testing_module_dir,
+                                              compiled_root):
+    """Random layouts, dtypes, operands and arguments (some wrong): every
+    call does the same with the C++ path as without it, the same launches
+    with the same arguments and outputs of the same layout, or the same
+    exception with the same message."""
+    from test_launch_cpu import fake_driver
+    lib = runtime_or_skip()
+    env = launch_path_cpu.environment(
+        os.path.dirname(os.path.dirname(lib)), str(testing_module_dir),
+        str(compiled_root), True)
+    env["QUACK_RT_CUDA_LIBRARY"] = fake_driver()
+    env["QUACK_MLIR_RUNTIME_LIB"] = lib
+    proc = subprocess.run([sys.executable, "-c", DIFFERENTIAL, "7", "600"],
+                          env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "cases 600 mismatches 0", proc.stdout[-6000:]
+    # Not vacuous: many calls launch, many of them from C++, many raise.
+    counts = lines[1].split()
+    launched, raised, served = int(counts[1]), int(counts[3]), int(counts[7])
+    assert launched > 150 and served > 100 and raised > 80, lines[1]
