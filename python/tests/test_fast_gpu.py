@@ -307,8 +307,7 @@ def test_declines_what_the_python_path_serves():
     xs = x.detach().as_subclass(Sub)
     y, fast = served(lambda: quack_mlir.softmax(xs))
     assert not fast
-    same(torch.Tensor(y) if type(y) is not torch.Tensor else y,
-         softmax_forward(x.detach()))
+    same(y.as_subclass(torch.Tensor), softmax_forward(x.detach()))
     # Parameters are weights like any other; inputs that require grad are
     # served under no_grad and in inference mode.
     p = torch.nn.Parameter(w.clone())
