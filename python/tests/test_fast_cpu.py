@@ -374,6 +374,12 @@ dx, dw = torch.autograd.grad(y, (x, wg), torch.randn(8, n))
 print("autograd launches", mod.launches() - before,
       dx.shape == x.shape, dw.shape == wg.shape)
 before = mod.launches()
+bg = b.clone().requires_grad_()
+y = qm.layer_norm(x, n, wg, bg, 1e-5)
+grads = torch.autograd.grad(y, (x, wg, bg), torch.randn(8, n))
+print("layer_norm autograd launches", mod.launches() - before,
+      [g.shape == v.shape for g, v in zip(grads, (x, wg, bg))])
+before = mod.launches()
 t = torch.randint(0, n, (8,))
 loss = qm.cross_entropy(x, t)
 (dx,) = torch.autograd.grad(loss, (x,))
@@ -401,6 +407,7 @@ def test_same_launches_as_the_python_path(testing_module_dir, compiled_root):
     # statistics), less cross_entropy's two on the 3-d input.
     assert len(oks) == 6 * 10 - 2, out
     assert "softmax autograd launches 2 True" in out, out
+    assert "layer_norm autograd launches 2 [True, True, True]" in out, out
     assert "autograd launches 2 True True" in out, out
     assert "cross_entropy autograd launches 2 True" in out, out
 
