@@ -7,14 +7,16 @@ the wall clock measures the host: Python, validation, allocation, autograd
 and the launch itself. One measurement is a loop of --calls calls, the
 device synchronised once before the loop and once after it (inside the timed
 interval, so a GPU that fell behind would show); the table gives the median
-of --reps such loops, after --warmup calls.
+of --reps such loops, after --warmup calls. Where the ops' C++ launch path
+is in use (_quack_fast beside the runtime), each op is also timed on the
+Python path alone, in the same run (column "Python path").
 
     QUACK_MLIR_BUNDLE=DIR QUACK_MLIR_RUNTIME_LIB=.../libquack_runtime.so \\
         python3 python/benchmarks/host_overhead.py [--m 1 8] [--ops ...]
     python3 python/benchmarks/host_overhead.py --bundle DIR --profile rmsnorm_fwd_bwd
 
 DIR is a bundle root such as `scripts/build-catalogue.sh build/bin/quackc DIR
-4096 bf16 --arch=sm_90a` writes (softmax_fwd, rmsnorm_fwd/bwd,
+4096 bf16 --arch=sm_90a` writes (softmax_fwd/bwd, rmsnorm_fwd/bwd,
 layernorm_fwd/bwd and cross_entropy_fwd/bwd for bf16 at N = 4096). Ops whose
 kernels are missing are reported as such. `--profile OP` runs cProfile over
 one loop of OP's quack_mlir call and prints the 25 entries of most own time.
@@ -198,6 +200,24 @@ def build_ops(torch, qm, n, dtype):
     }
 
 
+class python_path_only:
+    """With `on`, the ops take their Python path (the C++ entry points are
+    set aside) for the duration."""
+
+    def __init__(self, fast, on):
+        self.fast, self.on, self.saved = fast, on, {}
+
+    def __enter__(self):
+        if self.on:
+            self.saved = {n: getattr(self.fast, n) for n in self.fast._NAMES}
+            for n in self.saved:
+                setattr(self.fast, n, None)
+
+    def __exit__(self, *exc):
+        for n, f in self.saved.items():
+            setattr(self.fast, n, f)
+
+
 def time_loop(torch, fn, calls, reps, warmup):
     """Median seconds per call over `reps` loops of `calls` calls."""
     for _ in range(warmup):
@@ -298,12 +318,17 @@ def main(argv=None):
                 row["error"] = f"{type(e).__name__}: {str(e)[:160]}"
                 rows.append(row)
                 continue
-            for impl, fn in (("quack_mlir", q), ("torch", ref)):
+            impls = [("quack_mlir", q), ("torch", ref)]
+            if fast["active"]:
+                # The same call on the Python path alone, in this run.
+                impls.insert(1, ("python_path", q))
+            for impl, fn in impls:
                 if fn is None or (impl == "torch" and args.no_torch):
                     continue
                 try:
-                    med, best = time_loop(torch, fn, args.calls, args.reps,
-                                          args.warmup)
+                    with python_path_only(_fast, impl == "python_path"):
+                        med, best = time_loop(torch, fn, args.calls,
+                                              args.reps, args.warmup)
                 except not_found as e:
                     row["error"] = f"{type(e).__name__}: {str(e)[:160]}"
                     break
@@ -316,15 +341,18 @@ def main(argv=None):
         return (f"{v:7.2f} ({r[k + '_min']:6.2f})" if v is not None
                 else f"{'-':>16s}")
     print()
-    print(f"{'op':24s} {'M':>3s} {'quack_mlir':>16s} {'torch eager':>16s} "
-          f"{'ratio':>6s}")
+    both = fast["active"]
+    print(f"{'op':24s} {'M':>3s} {'quack_mlir':>16s} " +
+          (f"{'Python path':>16s} " if both else "") +
+          f"{'torch eager':>16s} {'ratio':>6s}")
     for r in rows:
         if "error" in r and "quack_mlir" not in r:
             print(f"{r['op']:24s} {r['m']:3d}  {r['error']}")
             continue
         ratio = (f"{r['quack_mlir'] / r['torch']:6.2f}"
                  if r.get("quack_mlir") and r.get("torch") else f"{'':6s}")
-        print(f"{r['op']:24s} {r['m']:3d} {cell(r, 'quack_mlir')} "
+        print(f"{r['op']:24s} {r['m']:3d} {cell(r, 'quack_mlir')} " +
+              (f"{cell(r, 'python_path')} " if both else "") +
               f"{cell(r, 'torch')} {ratio}")
     if args.json:
         with open(args.json, "w") as f:
