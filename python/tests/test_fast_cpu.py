@@ -656,3 +656,28 @@ def test_differential_against_the_python_path(testing_module_dir,
     counts = lines[1].split()
     launched, raised, served = int(counts[1]), int(counts[3]), int(counts[7])
     assert launched > 150 and served > 100 and raised > 80, lines[1]
+
+
+def test_launch_path_benchmark_runs(testing_module_dir, tmp_path):
+    """launch_path_cpu.py (BENCHMARKS.md's host times on the build machine)
+    runs both paths and writes every op of both to its JSON."""
+    lib = runtime_or_skip()
+    from test_launch_cpu import fake_driver, quackc
+    quackc()
+    fake_driver()
+    out = tmp_path / "lp.json"
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "python", "benchmarks",
+                                      "launch_path_cpu.py"),
+         "--build", os.path.dirname(os.path.dirname(lib)),
+         "--fast-lib", str(testing_module_dir), "--calls", "200",
+         "--reps", "1", "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    import json
+    res = json.loads(out.read_text())
+    assert set(res) == {"cpp", "python"}
+    assert set(res["cpp"]) == set(res["python"])
+    assert {"softmax", "rmsnorm_backward", "cross_entropy fwd+bwd (autograd)",
+            "torch.empty_like"} <= set(res["cpp"])
+    assert all(v > 0 for r in res.values() for v in r.values())
