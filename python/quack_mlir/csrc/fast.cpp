@@ -3,10 +3,11 @@
 // _quack_fast: the common case of each eager op (softmax, rmsnorm,
 // layer_norm, cross_entropy forward and backward, which the autograd
 // functions call too) checked, allocated and launched in one C call,
-// without the Python interpreter's per-attribute cost. Every function returns None where its case is not the common one
-// (a CPU tensor, an odd layout, a tensor subclass, autograd, M = 0, another
-// current device, an allocation that failed); the Python op then takes its
-// own path, which words every error. So this file checks only what decides
+// without the Python interpreter's per-attribute cost. Every function
+// returns None where its case is not the common one (a CPU tensor, an odd
+// layout, a tensor subclass, autograd, M = 0, another current device, an
+// allocation that failed); the Python op then takes its own path, which
+// words every error. So this file checks only what decides
 // between "launch" and "not mine", never what an error should say.
 //
 // Kernels are not found here. The first call of an (op, device, dtype, N)
@@ -74,8 +75,6 @@ enum Op : int {
   kSoftmaxBwd
 };
 enum DType : int { kBF16, kF16, kF32 };
-constexpr int kElemSize[] = {2, 2, 4};
-constexpr int kMaxArgs = 16;
 // Alignment is decided by the bits below 256 (as _launch._ALIGN_CAP).
 constexpr uint64_t kAlignMask = 255;
 constexpr size_t kErrLen = 2048;
