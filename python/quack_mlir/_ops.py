@@ -241,6 +241,18 @@ def _launch_with_workspace(launcher, key, dev, m, args, like):
                     _raw_stream(dev))
 
 
+def register_at_import(get_op):
+    """Calls get_op(), which registers a module's torch.library ops, where
+    torch imports: ops cannot be registered while torch.compile traces, so
+    they are registered when the package is imported. Without torch the
+    package still imports, for CPU-only use."""
+    try:
+        init_torch()
+    except ImportError:
+        return
+    get_op()
+
+
 def once(build):
     """Returns a function that calls build() the first time and then returns
     its result (torch classes are built after torch is imported)."""

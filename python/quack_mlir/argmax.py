@@ -67,9 +67,4 @@ def argmax(x, dim=-1):
     return argmax_forward(x)
 
 
-try:
-    _ops.init_torch()
-except ImportError:
-    pass
-else:
-    _get_op()
+_ops.register_at_import(_get_op)

@@ -201,11 +201,4 @@ def cross_entropy(logits, target, reduction="mean", ignore_index=-100):
     return total / (target != ignore_index).sum()
 
 
-# Register the ops at import (they cannot be registered while torch.compile
-# traces); without torch the package still imports, for CPU-only use.
-try:
-    _ops.init_torch()
-except ImportError:
-    pass
-else:
-    _get_op()
+_ops.register_at_import(_get_op)

@@ -193,12 +193,7 @@ def _autograd_function():
 _function = _ops.once(_autograd_function)
 
 
-try:
-    _ops.init_torch()
-except ImportError:
-    pass
-else:
-    _get_op()
+_ops.register_at_import(_get_op)
 
 
 # layernorm_bwd(M, x, x.row_stride, w, dy, dy.row_stride, mean, rstd, dx,

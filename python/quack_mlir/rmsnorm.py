@@ -153,14 +153,7 @@ def _autograd_function():
 _function = _ops.once(_autograd_function)
 
 
-# Register the op at import (it cannot be registered while torch.compile
-# traces); without torch the package still imports, for CPU-only use.
-try:
-    _ops.init_torch()
-except ImportError:
-    pass
-else:
-    _get_op()
+_ops.register_at_import(_get_op)
 
 
 # rmsnorm_bwd(M, x, x.row_stride, w, dy, dy.row_stride, rstd, dx,

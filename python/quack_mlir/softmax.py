@@ -174,9 +174,4 @@ def softmax_backward_checked(dy, y):
     return dx
 
 
-try:
-    _ops.init_torch()
-except ImportError:
-    pass
-else:
-    _get_op()
+_ops.register_at_import(_get_op)
