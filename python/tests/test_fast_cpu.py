@@ -212,6 +212,20 @@ def testing_module_dir(tmp_path_factory, module_dir):
 
 
 @pytest.fixture(scope="module")
+def stand_in_env(testing_module_dir, compiled_root):
+    """The environment of a script that runs the ops on CPU tensors through
+    the runtime into the stand-in driver, with the CPU-testing module."""
+    from test_launch_cpu import fake_driver
+    lib = runtime_or_skip()
+    env = launch_path_cpu.environment(
+        os.path.dirname(os.path.dirname(lib)), str(testing_module_dir),
+        str(compiled_root), True)
+    env["QUACK_RT_CUDA_LIBRARY"] = fake_driver()
+    env["QUACK_MLIR_RUNTIME_LIB"] = lib
+    return env
+
+
+@pytest.fixture(scope="module")
 def compiled_root(tmp_path_factory):
     from test_launch_cpu import quackc
     root = tmp_path_factory.mktemp("fast-kernels")
@@ -234,6 +248,37 @@ class Launch(ctypes.Structure):
 
 fake = ctypes.CDLL(os.environ["QUACK_RT_CUDA_LIBRARY"])
 fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
+
+# Parameters per kernel, M included (docs/abi.md); a finishing kernel's:
+# the row slots, the workspace and one per sum.
+PARAMS = {"softmax_fwd": 5, "softmax_bwd": 7, "rmsnorm_fwd": 8,
+          "layernorm_fwd": 10, "cross_entropy_fwd": 7,
+          "cross_entropy_bwd": 9, "rmsnorm_bwd": 11, "layernorm_bwd": 13,
+          "rmsnorm_bwd_finish": 3, "layernorm_bwd_finish": 4}
+for symbol, count in PARAMS.items():
+    fake.fake_cuda_set_symbol_params(symbol.encode(), count)
+
+def records(first, names):
+    """The launches recorded since the first-th as comparable tuples:
+    pointers named by `names` (address -> name), other host-range addresses
+    (scratch buffers, workspaces) as "buffer", negative values signed."""
+    out = []
+    for i in range(first, fake.fake_cuda_num_launches()):
+        l = fake.fake_cuda_get_launch(i).contents
+        params = []
+        for p in l.params[:PARAMS[l.symbol.decode()]]:
+            if p in names:
+                params.append(names[p])
+            elif 1 << 32 < p < 1 << 63:
+                params.append("buffer")
+            elif p >= 1 << 63:
+                params.append(p - (1 << 64))
+            else:
+                params.append(p)
+        out.append((l.symbol.decode(), l.ex, l.function, tuple(l.grid),
+                    tuple(l.block), l.shared_bytes, tuple(l.cluster),
+                    tuple(params)))
+    return out
 '''
 
 COMPARE = launch_path_cpu.POINT_AT_CPU + FAKE + r'''
@@ -247,15 +292,6 @@ from quack_mlir.layernorm import layer_norm_backward_checked, \
 from quack_mlir.rmsnorm import rmsnorm_backward_checked, rmsnorm_forward
 from quack_mlir.softmax import softmax_backward_checked, softmax_forward
 
-# Parameters per kernel, M included (docs/abi.md); a finishing kernel's:
-# the row slots, the workspace and one per sum.
-PARAMS = {"softmax_fwd": 5, "softmax_bwd": 7, "rmsnorm_fwd": 8, "layernorm_fwd": 10,
-          "cross_entropy_fwd": 7, "cross_entropy_bwd": 9, "rmsnorm_bwd": 11,
-          "layernorm_bwd": 13,
-          "rmsnorm_bwd_finish": 3, "layernorm_bwd_finish": 4}
-for symbol, count in PARAMS.items():
-    fake.fake_cuda_set_symbol_params(symbol.encode(), count)
-
 info = _fast.info()
 assert info["active"], info
 mod = _fast._module
@@ -267,23 +303,7 @@ def run(fn, names):
     before = mod.launches()
     out = fn()
     served = mod.launches() - before
-    records = []
-    for i in range(first, fake.fake_cuda_num_launches()):
-        l = fake.fake_cuda_get_launch(i).contents
-        params = []
-        for p in l.params[:PARAMS[l.symbol.decode()]]:
-            if p in names(out):
-                params.append(names(out)[p])
-            elif 1 << 32 < p < 1 << 63:
-                params.append("buffer")
-            elif p >= 1 << 63:
-                params.append(p - (1 << 64))
-            else:
-                params.append(p)
-        records.append((l.symbol.decode(), l.ex, l.function, tuple(l.grid),
-                        tuple(l.block), l.shared_bytes, tuple(l.cluster),
-                        tuple(params)))
-    return out, records, served
+    return out, records(first, names(out)), served
 
 def flat(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
@@ -393,15 +413,8 @@ print("variants", mod.size())
 '''
 
 
-def test_same_launches_as_the_python_path(testing_module_dir, compiled_root):
-    from test_launch_cpu import fake_driver
-    lib = runtime_or_skip()
-    env = launch_path_cpu.environment(
-        os.path.dirname(os.path.dirname(lib)), str(testing_module_dir),
-        str(compiled_root), True)
-    env["QUACK_RT_CUDA_LIBRARY"] = fake_driver()
-    env["QUACK_MLIR_RUNTIME_LIB"] = lib
-    out = run(COMPARE, env).stdout.splitlines()
+def test_same_launches_as_the_python_path(stand_in_env):
+    out = run(COMPARE, stand_in_env).stdout.splitlines()
     oks = [line for line in out if line.startswith("ok ")]
     # 6 layouts x 10 calls (rmsnorm and layer_norm with kept and unread
     # statistics), less cross_entropy's two on the 3-d input.
@@ -449,19 +462,11 @@ for name, f, args in steps:
 '''
 
 
-def test_torch_compile_captures_every_op_and_its_backward(
-        testing_module_dir, compiled_root):
+def test_torch_compile_captures_every_op_and_its_backward(stand_in_env):
     """torch.compile (fullgraph, AOT autograd) captures each op as its
     torch.library ops, forward and backward, whose kernels then launch (on
     CPU tensors, into the stand-in driver)."""
-    from test_launch_cpu import fake_driver
-    lib = runtime_or_skip()
-    env = launch_path_cpu.environment(
-        os.path.dirname(os.path.dirname(lib)), str(testing_module_dir),
-        str(compiled_root), True)
-    env["QUACK_RT_CUDA_LIBRARY"] = fake_driver()
-    env["QUACK_MLIR_RUNTIME_LIB"] = lib
-    out = run(COMPILE, env).stdout.splitlines()
+    out = run(COMPILE, stand_in_env).stdout.splitlines()
     assert out == [
         "softmax ['softmax_fwd', 'softmax_bwd']",
         "rmsnorm ['rmsnorm_fwd', 'rmsnorm_bwd', 'rmsnorm_bwd_finish']",
@@ -475,12 +480,6 @@ import random, sys
 import quack_mlir as qm
 from quack_mlir import _fast
 
-for symbol, count in {"softmax_fwd": 5, "softmax_bwd": 7, "rmsnorm_fwd": 8,
-                      "layernorm_fwd": 10, "cross_entropy_fwd": 7,
-                      "cross_entropy_bwd": 9, "rmsnorm_bwd": 11,
-                      "layernorm_bwd": 13, "rmsnorm_bwd_finish": 3,
-                      "layernorm_bwd_finish": 4}.items():
-    fake.fake_cuda_set_symbol_params(symbol.encode(), count)
 assert _fast.info()["active"]
 NAMES = _fast._NAMES
 rng = random.Random(int(sys.argv[1]))
@@ -507,14 +506,7 @@ def outcome(call, inputs):
     outs = tensors(out)
     for i, t in enumerate(outs):
         names.setdefault(t.data_ptr(), f"out{i}")
-    launches = []
-    for i in range(first, fake.fake_cuda_num_launches()):
-        l = fake.fake_cuda_get_launch(i).contents
-        params = tuple(names.get(p, "buffer" if 1 << 32 < p < 1 << 63 else p)
-                       for p in l.params[:13])
-        launches.append((l.symbol.decode(), l.function, tuple(l.grid),
-                         tuple(l.block), params))
-    return ("ok", launches, [(tuple(t.shape), t.dtype, t.stride(),
+    return ("ok", records(first, names), [(tuple(t.shape), t.dtype, t.stride(),
                               t.requires_grad) for t in outs])
 
 def both(call, inputs):
@@ -633,21 +625,13 @@ for mm in mismatches[:5]:
 '''
 
 
-def test_differential_against_the_python_path(testing_module_dir,
-                                              compiled_root):
+def test_differential_against_the_python_path(stand_in_env):
     """Random layouts, dtypes, operands and arguments (some wrong): every
     call does the same with the C++ path as without it, the same launches
     with the same arguments and outputs of the same layout, or the same
     exception with the same message."""
-    from test_launch_cpu import fake_driver
-    lib = runtime_or_skip()
-    env = launch_path_cpu.environment(
-        os.path.dirname(os.path.dirname(lib)), str(testing_module_dir),
-        str(compiled_root), True)
-    env["QUACK_RT_CUDA_LIBRARY"] = fake_driver()
-    env["QUACK_MLIR_RUNTIME_LIB"] = lib
     proc = subprocess.run([sys.executable, "-c", DIFFERENTIAL, "7", "600"],
-                          env=env, capture_output=True, text=True,
+                          env=stand_in_env, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-4000:]
     lines = proc.stdout.splitlines()
