@@ -1,4 +1,4 @@
-//===- fast.cpp - The eager ops' launch path in C++ ------------------------===//
+//===- fast.cpp - The eager ops' launch path in C++ -----------------------===//
 //
 // _quack_fast: the common case of each eager op (softmax, rmsnorm,
 // layer_norm, cross_entropy forward and backward, which the autograd
@@ -52,8 +52,8 @@ using LaunchFn = int (*)(void *kernel, int64_t m, const int64_t *args,
                          int nargs, void *stream, char *err, size_t errLen);
 
 // quack_rt_kernel_workspace_size.
-using WorkspaceFn = int (*)(void *kernel, int64_t m, uint64_t *bytes,
-                            char *err, size_t errLen);
+using WorkspaceFn = int (*)(void *kernel, int64_t m, uint64_t *bytes, char *err,
+                            size_t errLen);
 
 LaunchFn launchFn = nullptr;
 WorkspaceFn workspaceFn = nullptr;
@@ -212,8 +212,7 @@ bool fastRows(const at::Tensor &x, Rows &r) {
   if (r.m == 1)
     r.stride = 0;
   r.device = deviceOf(x);
-  return r.device >= 0 && r.device < kMaxDevices &&
-         r.device == currentDevice();
+  return r.device >= 0 && r.device < kMaxDevices && r.device == currentDevice();
 }
 
 // v: [length] of x's dtype (`dtype` >= 0) or f32, unit stride, on the
@@ -355,9 +354,9 @@ int64_t pointer(const at::Tensor &t);
 
 // Raises KernelError(status, err); returns false.
 bool raiseKernelError(int status, const char *err) {
-  PyObject *e = PyObject_CallFunction(kernelError, "iN", status,
-                                      PyUnicode_DecodeUTF8(err, std::strlen(err),
-                                                           "replace"));
+  PyObject *e = PyObject_CallFunction(
+      kernelError, "iN", status,
+      PyUnicode_DecodeUTF8(err, std::strlen(err), "replace"));
   if (e) {
     PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(e)), e);
     Py_DECREF(e);
@@ -540,15 +539,12 @@ PyObject *rmsnorm(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     QUACK_FAST_NONE;
   bool keep = args[3] == Py_True;
   at::Tensor y = emptyRows(*x);
-  at::Tensor rstd = keep ? emptyPerRow(*x, r.m) : unreadPerRow(*x, r.m,
-                                                               r.device);
+  at::Tensor rstd =
+      keep ? emptyPerRow(*x, r.m) : unreadPerRow(*x, r.m, r.device);
   // rmsnorm_fwd(M, x, x.row_stride, w, eps, y, y.row_stride, rstd)
-  int64_t a[] = {pointer(*x),
-                 r.stride,
-                 pointer(*w),
-                 doubleBits(PyFloat_AS_DOUBLE(args[2])),
-                 pointer(y),
-                 r.m > 1 ? r.n : 0,
+  int64_t a[] = {pointer(*x),  r.stride,
+                 pointer(*w),  doubleBits(PyFloat_AS_DOUBLE(args[2])),
+                 pointer(y),   r.m > 1 ? r.n : 0,
                  pointer(rstd)};
   if (!launch(kRmsnorm, r, a, 7))
     return nullptr;
@@ -637,8 +633,7 @@ bool exactInt(PyObject *obj, long long &value) {
 // cross_entropy(logits, target, ignore_index, keep_lse)
 //   -> per-row loss | (loss, lse) | None
 PyObject *crossEntropy(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-  if (!ready("cross_entropy(logits, target, ignore_index, keep_lse)", nargs,
-             4))
+  if (!ready("cross_entropy(logits, target, ignore_index, keep_lse)", nargs, 4))
     return nullptr;
   QUACK_FAST_TRY
   const at::Tensor *x = asTensor(args[0]);
@@ -656,7 +651,7 @@ PyObject *crossEntropy(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   at::Tensor lse =
       keep ? emptyPerRow(*x, r.m) : unreadPerRow(*x, r.m, r.device);
   // cross_entropy_fwd(M, x, x.row_stride, target, ignore_index, loss, lse)
-  int64_t a[] = {pointer(*x), r.stride,     pointer(*t),
+  int64_t a[] = {pointer(*x), r.stride,      pointer(*t),
                  ignore,      pointer(loss), pointer(lse)};
   if (!launch(kCrossEntropy, r, a, 6))
     return nullptr;
@@ -669,8 +664,7 @@ PyObject *crossEntropy(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
 // cross_entropy_backward(logits, target, lse, dloss, ignore_index)
 //   -> dlogits | None (dloss f32 and contiguous; the Python path converts
 //   others)
-PyObject *crossEntropyBwd(PyObject *, PyObject *const *args,
-                          Py_ssize_t nargs) {
+PyObject *crossEntropyBwd(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   if (!ready("cross_entropy_backward(logits, target, lse, dloss, "
              "ignore_index)",
              nargs, 5))
@@ -691,9 +685,8 @@ PyObject *crossEntropyBwd(PyObject *, PyObject *const *args,
   at::Tensor dx = at::empty({r.m, r.n}, x->options());
   // cross_entropy_bwd(M, x, x.row_stride, target, lse, dloss, ignore_index,
   //                   dx, dx.row_stride)
-  int64_t a[] = {pointer(*x),     r.stride, pointer(*t),
-                 pointer(*lse),   pointer(*dloss), ignore,
-                 pointer(dx),     r.m > 1 ? r.n : 0};
+  int64_t a[] = {pointer(*x),     r.stride, pointer(*t), pointer(*lse),
+                 pointer(*dloss), ignore,   pointer(dx), r.m > 1 ? r.n : 0};
   if (!launch(kCrossEntropyBwd, r, a, 8))
     return nullptr;
   return wrap(std::move(dx));
@@ -713,7 +706,7 @@ PyObject *softmaxBwd(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   at::Tensor dx = emptyRows(*y);
   int64_t rowStride = r.m > 1 ? r.n : 0;
   // softmax_bwd(M, dy, dy.row_stride, y, y.row_stride, dx, dx.row_stride)
-  int64_t a[] = {pointer(*dy), rowStride, pointer(*y),
+  int64_t a[] = {pointer(*dy), rowStride,   pointer(*y),
                  r.stride,     pointer(dx), rowStride};
   if (!launch(kSoftmaxBwd, r, a, 6))
     return nullptr;
@@ -741,9 +734,9 @@ PyObject *rmsnormBwd(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   int64_t rowStride = r.m > 1 ? r.n : 0;
   // rmsnorm_bwd(M, x, x.row_stride, w, dy, dy.row_stride, rstd, dx,
   //             dx.row_stride, dw, workspace)
-  int64_t a[] = {pointer(*x),  r.stride,  pointer(*w),  pointer(*dy),
-                 rowStride,    pointer(*rstd), pointer(dx), rowStride,
-                 pointer(dw),  0};
+  int64_t a[] = {
+      pointer(*x),    r.stride,    pointer(*w), pointer(*dy), rowStride,
+      pointer(*rstd), pointer(dx), rowStride,   pointer(dw),  0};
   if (!launchWithWorkspace(kRmsnormBwd, r, *x, a, 10))
     return nullptr;
   return wrapTuple(std::move(dx), std::move(dw));
@@ -774,10 +767,9 @@ PyObject *layerNormBwd(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   int64_t rowStride = r.m > 1 ? r.n : 0;
   // layernorm_bwd(M, x, x.row_stride, w, dy, dy.row_stride, mean, rstd, dx,
   //               dx.row_stride, dw, db, workspace)
-  int64_t a[] = {pointer(*x),    r.stride,       pointer(*w), pointer(*dy),
-                 rowStride,      pointer(*mean), pointer(*rstd),
-                 pointer(dx),    rowStride,      pointer(dw), pointer(db),
-                 0};
+  int64_t a[] = {pointer(*x), r.stride,       pointer(*w),    pointer(*dy),
+                 rowStride,   pointer(*mean), pointer(*rstd), pointer(dx),
+                 rowStride,   pointer(dw),    pointer(db),    0};
   if (!launchWithWorkspace(kLayerNormBwd, r, *x, a, 12))
     return nullptr;
   return wrapTuple(std::move(dx), std::move(dw), std::move(db));
@@ -847,49 +839,46 @@ PyObject *launchCount(PyObject *, PyObject *) {
   return PyLong_FromUnsignedLongLong(launches);
 }
 
+using FastFn = PyObject *(*)(PyObject *, PyObject *const *, Py_ssize_t);
+
+// A METH_FASTCALL entry of the method table.
+PyMethodDef fastcall(const char *name, FastFn fn, const char *doc) {
+  return {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(fn)),
+          METH_FASTCALL, doc};
+}
+
 PyMethodDef methods[] = {
-    {"init", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(init)),
-     METH_FASTCALL,
-     "init(launch_address, workspace_size_address, resolve, KernelError, "
-     "Parameter)"},
+    fastcall(
+        "init", init,
+        "init(launch_address, workspace_size_address, resolve, KernelError, "
+        "Parameter)"),
     {"clear", clear, METH_NOARGS, "Forgets every remembered variant."},
     {"size", size, METH_NOARGS, "The number of remembered variants."},
     {"launches", launchCount, METH_NOARGS,
      "The number of launches this path made."},
-    {"softmax",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(softmax)),
-     METH_FASTCALL, "softmax(x) -> y, or None where the Python path serves"},
-    {"rmsnorm",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(rmsnorm)),
-     METH_FASTCALL,
-     "rmsnorm(x, weight, eps, keep_rstd) -> y or (y, rstd), or None"},
-    {"layer_norm",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(layerNorm)),
-     METH_FASTCALL,
-     "layer_norm(x, normalized_shape, weight, bias, eps, keep_stats) -> y "
-     "or (y, mean, rstd), or None"},
-    {"cross_entropy",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(crossEntropy)),
-     METH_FASTCALL,
-     "cross_entropy(logits, target, ignore_index, keep_lse) -> per-row loss "
-     "or (loss, lse), or None"},
-    {"cross_entropy_backward",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(crossEntropyBwd)),
-     METH_FASTCALL,
-     "cross_entropy_backward(logits, target, lse, dloss, ignore_index) -> "
-     "dlogits, or None"},
-    {"softmax_backward",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(softmaxBwd)),
-     METH_FASTCALL, "softmax_backward(dy, y) -> dx, or None"},
-    {"rmsnorm_backward",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(rmsnormBwd)),
-     METH_FASTCALL,
-     "rmsnorm_backward(dy, x, weight, rstd) -> (dx, dweight), or None"},
-    {"layer_norm_backward",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(layerNormBwd)),
-     METH_FASTCALL,
-     "layer_norm_backward(dy, x, weight, mean, rstd) -> (dx, dweight, "
-     "dbias), or None"},
+    fastcall("softmax", softmax,
+             "softmax(x) -> y, or None where the Python path serves"),
+    fastcall("rmsnorm", rmsnorm,
+             "rmsnorm(x, weight, eps, keep_rstd) -> y or (y, rstd), or None"),
+    fastcall(
+        "layer_norm", layerNorm,
+        "layer_norm(x, normalized_shape, weight, bias, eps, keep_stats) -> y "
+        "or (y, mean, rstd), or None"),
+    fastcall(
+        "cross_entropy", crossEntropy,
+        "cross_entropy(logits, target, ignore_index, keep_lse) -> per-row loss "
+        "or (loss, lse), or None"),
+    fastcall(
+        "cross_entropy_backward", crossEntropyBwd,
+        "cross_entropy_backward(logits, target, lse, dloss, ignore_index) -> "
+        "dlogits, or None"),
+    fastcall("softmax_backward", softmaxBwd,
+             "softmax_backward(dy, y) -> dx, or None"),
+    fastcall("rmsnorm_backward", rmsnormBwd,
+             "rmsnorm_backward(dy, x, weight, rstd) -> (dx, dweight), or None"),
+    fastcall("layer_norm_backward", layerNormBwd,
+             "layer_norm_backward(dy, x, weight, mean, rstd) -> (dx, dweight, "
+             "dbias), or None"),
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef moduleDef = {PyModuleDef_HEAD_INIT,
