@@ -165,6 +165,14 @@ except _fast.FastPathError as e:
                            "launch path cannot be used")
     bad = run(script, {"QUACK_MLIR_FAST": "yes"}).stdout
     assert bad.startswith("FastPathError: QUACK_MLIR_FAST must be 0 or 1")
+    # A module built for another torch is refused, with both versions.
+    other = run("import torch; built = torch.__version__; "
+                "torch.__version__ = '0.0'\n" + script +
+                "print(_fast.info()['reason'].endswith("
+                "f'built for torch {built}, this is torch 0.0; rebuild it "
+                "with scripts/build-torch-ext.sh'))",
+                {"QUACK_MLIR_FAST_LIB": str(module_dir)}).stdout
+    assert "'active': False" in other and other.endswith("True\n"), other
     # A file that is not a module: a quiet fallback, with the reason.
     junk = tmp_path / "junk.so"
     junk.write_text("not a shared object")
@@ -172,13 +180,36 @@ except _fast.FastPathError as e:
     assert "'active': False" in broken and str(junk) in broken
 
 
-def test_script_usage():
+def test_script_usage(tmp_path):
     proc = subprocess.run(["bash", SCRIPT], capture_output=True, text=True)
     assert proc.returncode == 2 and "usage:" in proc.stderr
     proc = subprocess.run(["bash", SCRIPT, "/tmp/x", "no-such-python"],
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert "no Python interpreter 'no-such-python'" in proc.stderr
+    # An interpreter without headers, one without torch, no CUDA headers.
+    headless = tmp_path / "headless"
+    headless.write_text("#!/bin/sh\necho /nonexistent .so\n")
+    headless.chmod(0o755)
+    proc = subprocess.run(["bash", SCRIPT, str(tmp_path / "o"),
+                           str(headless)], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "has no Python.h in /nonexistent" in proc.stderr, proc.stderr
+    torchless = tmp_path / "torchless"
+    torchless.write_text(f"#!/bin/sh\nexec {sys.executable} -S -I "
+                         "-c 'raise ImportError' \"$@\"\n")
+    torchless.chmod(0o755)
+    proc = subprocess.run(["bash", SCRIPT, str(tmp_path / "o"),
+                           sys.executable], capture_output=True, text=True,
+                          env=dict(os.environ, TORCH_PYTHON=str(torchless)))
+    assert proc.returncode == 1
+    assert "cannot import torch" in proc.stderr, proc.stderr
+    proc = subprocess.run(["bash", SCRIPT, str(tmp_path / "o"),
+                           sys.executable], capture_output=True, text=True,
+                          env=dict(os.environ,
+                                   CUDA_HOME=str(tmp_path / "nocuda")))
+    assert proc.returncode == 1
+    assert "no CUDA headers in" in proc.stderr, proc.stderr
 
 
 # --- The C++ path against the Python path, through the stand-in driver ---
@@ -665,3 +696,86 @@ def test_launch_path_benchmark_runs(testing_module_dir, tmp_path):
     assert {"softmax", "rmsnorm_backward", "cross_entropy fwd+bwd (autograd)",
             "torch.empty_like"} <= set(res["cpp"])
     assert all(v > 0 for r in res.values() for v in r.values())
+
+
+BAD_ANSWERS = r'''
+import glob, importlib.util, sys
+import torch
+path = glob.glob(sys.argv[1] + "/_quack_fast*")[0]
+spec = importlib.util.spec_from_file_location("_quack_fast", path)
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+
+class Owner:
+    pass
+
+answers = [
+    "not a tuple",
+    ([(0, 1)], 0, 4, Owner()),          # a null handle
+    ([(0, 1)], 0x1000, 3, Owner()),     # three arguments for four
+    ([(9, 1)], 0x1000, 4, Owner()),     # a term past the arguments
+    ([(0, 3)], 0x1000, 4, Owner()),     # a scale that is not a power of 2
+    ([0], 0x1000, 4, Owner()),          # a term that is not a pair
+    (5, 0x1000, 4, Owner()),            # terms not a sequence
+]
+x = torch.randn(4, 64)
+for answer in answers:
+    m.clear()
+    m.init(1, 1, lambda *a, answer=answer: answer, RuntimeError,
+           torch.nn.Parameter)
+    try:
+        m.softmax(x)
+        print("launched")
+    except (RuntimeError, TypeError) as e:
+        print(type(e).__name__, e)
+print("remembered", m.size())
+'''
+
+
+def test_bad_resolver_answers_are_refused(testing_module_dir):
+    """The module checks the resolver's answer before it remembers or
+    launches anything (the answers are wrong on purpose)."""
+    out = run(BAD_ANSWERS.replace("sys.argv[1]",
+                                  repr(str(testing_module_dir))))
+    lines = out.stdout.splitlines()
+    assert lines == [
+        "TypeError _quack_fast: the resolver must answer a tuple (terms, "
+        "handle, nargs, owner)",
+        "RuntimeError _quack_fast: a null kernel handle",
+        "RuntimeError _quack_fast: the kernel takes 3 arguments after M, "
+        "this op passes 4",
+        "RuntimeError _quack_fast: an alignment term out of range",
+        "RuntimeError _quack_fast: an alignment term out of range",
+        "RuntimeError _quack_fast: an alignment term out of range",
+        "TypeError terms must be a sequence",
+        "remembered 0"], lines
+
+
+DRIVER_ERRORS = launch_path_cpu.POINT_AT_CPU + FAKE + r'''
+import quack_mlir as qm
+x = torch.randn(8, 64)
+w = torch.randn(64)
+qm.softmax(x)
+fake.fake_cuda_fail(b"cuLaunchKernel", 700)
+for call in (lambda: qm.softmax(x),
+             lambda: qm.rmsnorm_backward(x, x, w, torch.rand(8))):
+    try:
+        call()
+        print("no error")
+    except qm.KernelError as e:
+        print(type(e).__name__, e)
+fake.fake_cuda_fail(b"cuLaunchKernel", 0)
+print(qm.softmax(x).shape)
+'''
+
+
+def test_driver_errors_raise_kernel_error(stand_in_env):
+    """A launch the driver refuses raises the runtime's KernelError, naming
+    the call and the driver's error, from the C++ path as from Python."""
+    out = run(DRIVER_ERRORS, stand_in_env).stdout.splitlines()
+    assert len(out) == 3, out
+    for line, kernel in zip(out, ("softmax_fwd", "rmsnorm_bwd")):
+        assert line.startswith(f'KernelError kernel "{kernel}": '
+                               "cuLaunchKernel failed: "
+                               "CUDA_ERROR_ILLEGAL_ADDRESS"), out
+    assert out[2] == "torch.Size([8, 64])", out

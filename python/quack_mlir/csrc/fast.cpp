@@ -262,6 +262,12 @@ Plan uncached;
 bool readAnswer(PyObject *res, int nargs, Family &fam, Plan &plan) {
   PyObject *terms, *handleObj, *owner;
   int got;
+  if (!PyTuple_Check(res)) {
+    PyErr_SetString(PyExc_TypeError,
+                    "_quack_fast: the resolver must answer a tuple (terms, "
+                    "handle, nargs, owner)");
+    return false;
+  }
   if (!PyArg_ParseTuple(res, "OOiO", &terms, &handleObj, &got, &owner))
     return false;
   void *handle = PyLong_AsVoidPtr(handleObj);
@@ -282,8 +288,9 @@ bool readAnswer(PyObject *res, int nargs, Family &fam, Plan &plan) {
     return false;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); ++i) {
     int index, scale;
-    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &index,
-                          &scale) ||
+    PyObject *term = PySequence_Fast_GET_ITEM(seq, i);
+    if (!PyTuple_Check(term) ||
+        !PyArg_ParseTuple(term, "ii", &index, &scale) ||
         index < 0 || index >= nargs || scale <= 0 || (scale & (scale - 1))) {
       // Scales are element sizes: (a | b) * s = a * s | b * s needs a
       // power of two.
