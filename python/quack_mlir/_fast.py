@@ -177,16 +177,11 @@ def _first(name):
     return call
 
 
-# Entry points; each is replaced by the module's function, or None, at the
-# first call of any of them.
-softmax = _first("softmax")
-rmsnorm = _first("rmsnorm")
-layer_norm = _first("layer_norm")
-cross_entropy = _first("cross_entropy")
-rmsnorm_backward = _first("rmsnorm_backward")
-layer_norm_backward = _first("layer_norm_backward")
-cross_entropy_backward = _first("cross_entropy_backward")
-softmax_backward = _first("softmax_backward")
+# Entry points (_fast.softmax, ...); each is replaced by the module's
+# function, or None, at the first call of any of them.
+for _name in _NAMES:
+    globals()[_name] = _first(_name)
+del _name
 
 
 def info():
