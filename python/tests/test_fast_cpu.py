@@ -266,20 +266,10 @@ def compiled_root(tmp_path_factory):
 
 # The stand-in driver's launch records (FakeCudaDriver.h), read by the
 # scripts below.
-FAKE = r'''
-import ctypes, os
+from test_launch_cpu import DRIVER_RECORDS  # noqa: E402
 
-class Launch(ctypes.Structure):
-    _fields_ = [("ex", ctypes.c_int), ("function", ctypes.c_void_p),
-                ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
-                ("shared_bytes", ctypes.c_uint), ("stream", ctypes.c_void_p),
-                ("cluster", ctypes.c_uint * 3),
-                ("params", ctypes.c_uint64 * 32),
-                ("symbol", ctypes.c_char * 64)]
-
-fake = ctypes.CDLL(os.environ["QUACK_RT_CUDA_LIBRARY"])
-fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
-
+FAKE = "import os\n" + DRIVER_RECORDS.replace(
+    "DRIVER", 'os.environ["QUACK_RT_CUDA_LIBRARY"]') + r'''
 # Parameters per kernel, M included (docs/abi.md); a finishing kernel's:
 # the row slots, the workspace and one per sum.
 PARAMS = {"softmax_fwd": 5, "softmax_bwd": 7, "rmsnorm_fwd": 8,

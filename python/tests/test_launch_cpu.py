@@ -53,6 +53,34 @@ def bundle(tmp_path):
     return tmp_path
 
 
+# The stand-in driver's records (FakeCudaDriver.h) as ctypes structures, and
+# the library with its control functions as `fake` (DRIVER: its path, as a
+# Python expression). test_fast_cpu.py reads launches through it too.
+DRIVER_RECORDS = """
+import ctypes
+
+class Launch(ctypes.Structure):
+    _fields_ = [("ex", ctypes.c_int), ("function", ctypes.c_void_p),
+                ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("shared_bytes", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("cluster", ctypes.c_uint * 3),
+                ("params", ctypes.c_uint64 * 32),
+                ("symbol", ctypes.c_char * 64)]
+
+class TensorMap(ctypes.Structure):
+    _fields_ = [("data_type", ctypes.c_int), ("rank", ctypes.c_uint),
+                ("address", ctypes.c_uint64), ("dims", ctypes.c_uint64 * 5),
+                ("strides", ctypes.c_uint64 * 4), ("box", ctypes.c_uint * 5),
+                ("element_strides", ctypes.c_uint * 5),
+                ("l2_promotion", ctypes.c_int), ("marker", ctypes.c_uint64)]
+
+fake = ctypes.CDLL(DRIVER)
+fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
+fake.fake_cuda_get_tensor_map.restype = ctypes.POINTER(TensorMap)
+fake.fake_cuda_count.argtypes = [ctypes.c_char_p]
+"""
+
+
 def run(script, bundle):
     """Runs `script` after a prelude that loads the stand-in's control
     functions as `fake`; returns its stdout."""
@@ -64,25 +92,7 @@ def run(script, bundle):
     prelude = f"""
 import ctypes, sys, threading
 sys.path.insert(0, {PYTHON_DIR!r})
-
-class Launch(ctypes.Structure):
-    _fields_ = [("ex", ctypes.c_int), ("function", ctypes.c_void_p),
-                ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
-                ("shared_bytes", ctypes.c_uint), ("stream", ctypes.c_void_p),
-                ("cluster", ctypes.c_uint * 3),
-                ("params", ctypes.c_uint64 * 32)]
-
-class TensorMap(ctypes.Structure):
-    _fields_ = [("data_type", ctypes.c_int), ("rank", ctypes.c_uint),
-                ("address", ctypes.c_uint64), ("dims", ctypes.c_uint64 * 5),
-                ("strides", ctypes.c_uint64 * 4), ("box", ctypes.c_uint * 5),
-                ("element_strides", ctypes.c_uint * 5),
-                ("l2_promotion", ctypes.c_int), ("marker", ctypes.c_uint64)]
-
-fake = ctypes.CDLL({driver!r})
-fake.fake_cuda_get_launch.restype = ctypes.POINTER(Launch)
-fake.fake_cuda_get_tensor_map.restype = ctypes.POINTER(TensorMap)
-fake.fake_cuda_count.argtypes = [ctypes.c_char_p]
+""" + DRIVER_RECORDS.replace("DRIVER", repr(driver)) + """
 
 def launches():
     return [fake.fake_cuda_get_launch(i).contents
